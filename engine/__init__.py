@@ -1,0 +1,46 @@
+"""engine: a readable re-implementation of TensorFlow 2's core, on NumPy (and CuPy).
+
+``import engine as tf`` and write ordinary TF code::
+
+    import engine as tf
+    x = tf.Variable(2.0)
+    with tf.GradientTape() as tape:
+        y = x ** 3
+    print(tape.gradient(y, x))   # tf.Tensor(12.0, shape=(), dtype=float32)
+
+Read the package in this order:
+
+1. ``framework/``: dtypes, shapes, errors, devices, the op registry, tensors.
+2. ``eager/execute.py``: how one op runs (the dispatcher).
+3. ``eager/tape.py``: how GradientTape records and replays ops backwards.
+4. ``ops/``: every op, each defined once with its kernel, shape function and gradient.
+5. ``variables.py`` and ``module.py``: state and its containers.
+"""
+__version__ = "2.21.0+engine"
+
+from . import framework  # noqa: F401
+from .framework import dtypes as _dtypes
+from .framework.context import executing_eagerly  # noqa: F401
+from .framework.device import device  # noqa: F401
+from .framework.dtypes import (DType, as_dtype, bool, double, float16, float32, float64, half,  # noqa: F401,A004
+                               int8, int16, int32, int64, string, uint8, uint16, uint32, uint64)
+from .framework.name_scope import name_scope  # noqa: F401
+from .framework.registry import RegisterGradient, NotDifferentiable  # noqa: F401
+from .framework.tensor import (EagerTensor, Tensor, constant, convert_to_tensor, is_tensor,  # noqa: F401
+                               register_tensor_conversion_function)
+from .framework.tensor_shape import TensorShape  # noqa: F401
+from .variables import Variable, VariableAggregation, VariableSynchronization  # noqa: F401
+from .module import Module  # noqa: F401
+from . import ops  # noqa: F401  (registers every op and installs the operators)
+from .eager.tape import GradientTape, UnconnectedGradients  # noqa: F401
+from .eager.custom_gradient import custom_gradient  # noqa: F401
+
+from .ops.math_ops import *  # noqa: F401,F403
+from .ops.reduction_ops import *  # noqa: F401,F403
+from .ops.array_ops import *  # noqa: F401,F403
+from .ops.linalg_ops import *  # noqa: F401,F403
+
+from . import config, dtypes, errors, linalg, math, nest, nn, random  # noqa: F401,E402
+
+newaxis = None
+"""``x[:, tf.newaxis]`` inserts a dimension, as with NumPy."""

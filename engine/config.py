@@ -1,0 +1,43 @@
+"""``tf.config``: devices and runtime options."""
+from .framework.device import (LogicalDevice, LogicalDeviceConfiguration, PhysicalDevice,  # noqa: F401
+                               get_logical_device_configuration, list_logical_devices, list_physical_devices,
+                               set_logical_device_configuration)
+
+__all__ = ["LogicalDevice", "LogicalDeviceConfiguration", "PhysicalDevice", "list_physical_devices",
+           "list_logical_devices", "set_logical_device_configuration", "get_logical_device_configuration",
+           "experimental", "set_soft_device_placement", "get_soft_device_placement", "get_visible_devices",
+           "set_visible_devices"]
+
+_soft_placement = [True]
+
+
+def set_soft_device_placement(enabled):
+    _soft_placement[0] = bool(enabled)
+
+
+def get_soft_device_placement():
+    return _soft_placement[0]
+
+
+def get_visible_devices(device_type=None):
+    return list_physical_devices(device_type)
+
+
+def set_visible_devices(devices, device_type=None):
+    """Accepted for compatibility; every physical device stays visible."""
+
+
+class experimental:  # noqa: N801  (a namespace, as tf.config.experimental)
+    list_physical_devices = staticmethod(list_physical_devices)
+    list_logical_devices = staticmethod(list_logical_devices)
+    set_virtual_device_configuration = staticmethod(set_logical_device_configuration)
+    get_virtual_device_configuration = staticmethod(get_logical_device_configuration)
+    VirtualDeviceConfiguration = LogicalDeviceConfiguration
+
+    @staticmethod
+    def set_memory_growth(device, enable):
+        """Accepted for compatibility: CuPy grows its memory pool on demand anyway."""
+
+    @staticmethod
+    def get_memory_growth(device):
+        return True

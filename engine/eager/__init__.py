@@ -1,0 +1,1 @@
+"""Eager execution: the op dispatcher and the gradient tape."""

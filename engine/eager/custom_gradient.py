@@ -1,0 +1,48 @@
+"""``tf.custom_gradient``: replace the gradient of a Python function.
+
+The decorated function returns ``(result, grad_fn)``. The engine runs it with
+recording paused, then records a *single* op on every active tape whose
+backward is ``grad_fn``. If the function reads variables, ``grad_fn`` must
+accept ``variables=`` and return ``(input_grads, variable_grads)``, as in TF.
+"""
+import functools
+
+from ..framework.context import ctx
+from ..framework.tensor import Tensor, convert_to_tensor
+from ..util import nest
+from .tape import record_operation, stop_recording
+
+__all__ = ["custom_gradient"]
+
+
+def custom_gradient(f=None):
+    if f is None:
+        return lambda g: custom_gradient(g)
+
+    @functools.wraps(f)
+    def decorated(*args, **kwargs):
+        from ..ops import array_ops
+        args = [a if isinstance(a, Tensor) else convert_to_tensor(a) for a in args]  # TF converts every arg
+        watcher = {}
+        ctx.variable_watchers.append(watcher)
+        try:
+            with stop_recording():
+                result, grad_fn = f(*args, **kwargs)
+                flat = [array_ops.identity(r) for r in nest.flatten(result)]
+        finally:
+            ctx.variable_watchers.remove(watcher)
+        variables = list(watcher.values())
+
+        def backward(*grads):
+            grads = grads[0] if len(grads) == 1 else list(grads)
+            if variables:
+                input_grads, variable_grads = grad_fn(grads, variables=variables)
+                if len(variable_grads) != len(variables):
+                    raise ValueError("Must return gradient for each variable from @custom_gradient grad_fn.")
+            else:
+                input_grads, variable_grads = grad_fn(grads), []
+            return list(nest.flatten(input_grads)) + list(variable_grads)
+
+        record_operation(f.__name__, args + variables, flat, backward)
+        return nest.pack_sequence_as(result, flat)
+    return decorated

@@ -1,0 +1,88 @@
+"""Eager dispatch: run one registered op *now*.
+
+This is the hot path of the engine: every ``tf.add(a, b)`` lands here. In order:
+
+1. Choose the device (``tf.device`` scope, else the first input's device).
+2. Fetch the op's kernel for that device's backend and call it on the input arrays.
+3. Wrap the result arrays as ``EagerTensor`` s.
+4. If any gradient tape is recording, offer it the op (inputs, outputs, attrs).
+
+When the graph-building context is active (graph mode, ``tf.function`` tracing)
+the same call builds a graph node instead: one entry point, two modes.
+
+Errors: if a kernel fails, the op's shape function is asked to explain the
+failure; the user gets ``InvalidArgumentError`` naming the op, shapes and
+dtypes, in TF's ``... [Op:MatMul]`` style, never a raw NumPy traceback.
+"""
+from ..framework.backend import NUMPY
+from ..framework.context import ctx
+from ..framework.device import default_device
+from ..framework.errors import InvalidArgumentError, OpError
+from ..framework.registry import InferenceContext, format_shapes
+from ..framework.tensor import EagerTensor
+
+__all__ = ["execute", "record", "explain_failure"]
+
+_NO_ATTRS = {}
+
+
+def execute(op, inputs, attrs=_NO_ATTRS, name=None):
+    """Run ``op`` (an OpDef) on ``inputs`` (tensors) with ``attrs``.
+
+    Returns one tensor for single-output ops, else a list of tensors.
+    """
+    c = ctx
+    if c.graph is not None:
+        return c.graph.create_op_from_def(op, inputs, attrs, name)
+    device = c.device or (inputs[0]._device if inputs else default_device())
+    try:
+        if device.backend is NUMPY:
+            kernel = op.cpu_kernel or op.kernel(NUMPY)
+            result = kernel(*[t._value if t._device.backend is NUMPY else device.put(t._value) for t in inputs],
+                            **attrs)
+        else:
+            kernel = op.kernel(device.backend)
+            with device.activate():
+                result = kernel(*[t._value if t._device is device else device.put(t._value) for t in inputs],
+                                **attrs)
+    except Exception as exc:  # translate kernel failures into TF's errors
+        raise explain_failure(op, inputs, attrs, exc) from None
+
+    if op.num_outputs == 1:
+        out = EagerTensor(result, device)
+        if c.tapes:
+            record(op, inputs, attrs, (out,))
+        return out
+    outs = [EagerTensor(r, device) for r in result]
+    if c.tapes:
+        record(op, inputs, attrs, outs)
+    return outs
+
+
+def record(op, inputs, attrs, outputs):
+    """Offer an executed op to every active tape."""
+    for tape in ctx.tapes:
+        tape._record_operation(op, inputs, attrs, outputs)
+
+
+def explain_failure(op, inputs, attrs, exc):
+    """Build the user-facing error for a failed kernel."""
+    if isinstance(exc, OpError):
+        if "[Op:" not in exc.message:
+            exc.message = f"{exc.message} [Op:{op.name}]"
+            exc.args = (exc.message,)
+        return exc
+    detail = None
+    if op.infer is not None:
+        try:
+            op.infer(InferenceContext(op.name, inputs, attrs, _eager_constant))
+        except (ValueError, TypeError) as shape_error:
+            detail = str(shape_error)
+    if detail is None:
+        detail = f"{op.name} failed on inputs with shapes {format_shapes(inputs)} and dtypes " \
+                 f"{', '.join(t.dtype.name for t in inputs)}: {exc}"
+    return InvalidArgumentError(None, None, f"{detail} [Op:{op.name}]")
+
+
+def _eager_constant(tensor):
+    return tensor.numpy() if isinstance(tensor, EagerTensor) else None

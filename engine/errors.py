@@ -1,0 +1,2 @@
+"""``tf.errors``: the error classes ops raise."""
+from .framework.errors import *  # noqa: F401,F403

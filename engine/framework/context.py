@@ -1,0 +1,35 @@
+"""The per-thread execution context.
+
+TensorFlow keeps its mode (eager or graph-building), its device scope and its
+stack of active gradient tapes *per thread*. That is what lets
+``MirroredStrategy`` run one replica per thread, each with its own device scope
+and its own tapes, without them seeing each other. The engine does the same
+with one ``threading.local`` object, ``ctx``.
+"""
+import threading
+
+__all__ = ["ctx", "executing_eagerly"]
+
+
+class _Context(threading.local):
+    """State that every op dispatch consults. Read it through ``ctx``."""
+
+    def __init__(self):
+        self.tapes = []          # GradientTapes currently recording, innermost last
+        self.device = None       # the Device from the innermost ``tf.device`` scope, or None
+        self.graph = None        # the Graph being built (graph mode / tracing), or None for eager
+        self.name_scope = ""     # current ``tf.name_scope`` prefix
+        self.replica_context = None  # set by tf.distribute inside strategy.run
+        self.strategy_stack = []     # strategies whose scope() is active
+        self.variable_watchers = []  # sets collecting variables read (custom_gradient)
+
+
+ctx = _Context()
+
+# ``tf.compat.v1.disable_eager_execution`` flips this for the whole process.
+_eager_enabled = [True]
+
+
+def executing_eagerly():
+    """True when ops run immediately (eager mode), False while building a graph or tracing."""
+    return ctx.graph is None and _eager_enabled[0]

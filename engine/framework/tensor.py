@@ -1,0 +1,318 @@
+"""Tensors: the values ops consume and produce.
+
+``Tensor`` is the common base. ``EagerTensor`` holds a concrete array (NumPy on
+CPU, CuPy on GPU) plus the device it lives on; graph mode adds symbolic tensors
+that have a dtype and a partial shape but no value. Arithmetic operators are not
+defined here: ``engine/ops/overloads.py`` attaches them once the ops exist, the
+same way TensorFlow's ``math_ops`` overrides ``Tensor.__add__``.
+
+Every EagerTensor gets a unique integer ``_id``. Gradient tapes identify tensors
+by this id (not by Python ``id()``, which is reused after garbage collection).
+"""
+import itertools
+
+import numpy as np
+
+from . import dtypes as _dtypes
+from .backend import NUMPY, to_numpy
+from .context import ctx
+from .device import default_device
+from .tensor_shape import TensorShape
+
+__all__ = ["Tensor", "EagerTensor", "constant", "convert_to_tensor", "is_tensor",
+           "register_tensor_conversion_function"]
+
+_next_id = itertools.count(1).__next__
+
+
+class Tensor:
+    """The base class of every tensor. ``isinstance(x, tf.Tensor)`` is true for eager and symbolic ones."""
+
+    __slots__ = ()
+    # NumPy defers to our reflected operators (np_array + tensor -> Tensor.__radd__).
+    __array_priority__ = 100
+
+    OVERLOADABLE_OPERATORS = frozenset()  # filled in by ops/overloads.py
+
+    def get_shape(self):
+        return self.shape
+
+    @property
+    def ndim(self):
+        return self.shape.rank
+
+    def ref(self):
+        """A hashable reference to this tensor, for use as a dict key (tensors are unhashable)."""
+        return _Reference(self)
+
+    experimental_ref = ref
+
+    def __hash__(self):
+        raise TypeError("Tensor is unhashable. Instead, use tensor.ref() as the key.")
+
+
+class _Reference:
+    __slots__ = ("_obj",)
+
+    def __init__(self, obj):
+        self._obj = obj
+
+    def deref(self):
+        return self._obj
+
+    def __hash__(self):
+        return id(self._obj)
+
+    def __eq__(self, other):
+        return isinstance(other, _Reference) and other._obj is self._obj
+
+    def __repr__(self):
+        return f"<Reference wrapping {self._obj!r}>"
+
+
+class EagerTensor(Tensor):
+    """A tensor with a value, produced by running an op immediately."""
+
+    __slots__ = ("_value", "_device", "_id", "__weakref__")
+
+    def __init__(self, value, device):
+        self._value = value      # numpy/cupy array, or a NumPy scalar for rank 0
+        self._device = device    # a framework.device.Device
+        self._id = _next_id()
+
+    # --- metadata ---------------------------------------------------------------
+    @property
+    def dtype(self):
+        return _dtypes.from_numpy(self._value.dtype)
+
+    @property
+    def shape(self):
+        return TensorShape(self._value.shape)
+
+    @property
+    def ndim(self):
+        return len(self._value.shape)
+
+    @property
+    def device(self):
+        """The full TF name of the device holding the value."""
+        return self._device.name
+
+    backing_device = device
+
+    @property
+    def name(self):
+        raise AttributeError("Tensor.name is undefined when eager execution is enabled.")
+
+    @property
+    def op(self):
+        raise AttributeError("Tensor.op is undefined when eager execution is enabled.")
+
+    @property
+    def graph(self):
+        raise AttributeError("Tensor.graph is undefined when eager execution is enabled.")
+
+    # --- values -------------------------------------------------------------------
+    def numpy(self):
+        """The value as NumPy (a NumPy scalar for rank-0 tensors, like TF). May share memory."""
+        if self._device.backend == NUMPY:
+            return self._value
+        return to_numpy(self._value)
+
+    def __array__(self, dtype=None, copy=None):
+        arr = np.asarray(self.numpy())
+        if dtype is not None:
+            arr = arr.astype(dtype, copy=False)
+        return arr.copy() if copy else arr
+
+    def __bool__(self):
+        return bool(self.numpy())
+
+    def __float__(self):
+        return float(self.numpy())
+
+    def __int__(self):
+        return int(self.numpy())
+
+    def __index__(self):
+        if not self.dtype.is_integer or self._value.shape != ():
+            raise TypeError(f"Only integer scalar tensors can be used as an index, got {self!r}")
+        return int(self.numpy())
+
+    def __complex__(self):
+        return complex(self.numpy())
+
+    def __len__(self):
+        if not self._value.shape:
+            raise TypeError("Scalar tensor has no `len()`")
+        return self._value.shape[0]
+
+    def __iter__(self):
+        if not self._value.shape:
+            raise TypeError("Cannot iterate over a scalar tensor.")
+        for i in range(self._value.shape[0]):
+            yield self[i]
+
+    def __copy__(self):
+        return self
+
+    def __deepcopy__(self, memo):
+        return EagerTensor(self._value.copy(), self._device)
+
+    def __reduce__(self):
+        return (constant, (np.asarray(self.numpy()),))
+
+    def cpu(self):
+        from .device import lookup_device
+        return _copy_to(self, lookup_device("CPU:0"))
+
+    def gpu(self, gpu_index=0):
+        from .device import lookup_device
+        return _copy_to(self, lookup_device(f"GPU:{gpu_index}"))
+
+    # --- printing ---------------------------------------------------------------
+    def _numpy_text(self, is_repr):
+        value = self.numpy()
+        with np.printoptions(legacy="1.25"):
+            if self.dtype is _dtypes.string:
+                return repr(value) if is_repr else str(value)
+            return repr(value) if is_repr else str(value)
+
+    def __repr__(self):
+        return (f"<tf.Tensor: shape={self.shape}, dtype={self.dtype.name}, "
+                f"numpy={self._numpy_text(True)}>")
+
+    def __str__(self):
+        return f"tf.Tensor({self._numpy_text(False)}, shape={self.shape}, dtype={self.dtype.name})"
+
+
+def _copy_to(tensor, device):
+    if tensor._device is device:
+        return tensor
+    return EagerTensor(device.put(tensor._value), device)
+
+
+def is_tensor(x):
+    """``tf.is_tensor``: true for tensors and for objects that act as tensors (variables)."""
+    return isinstance(x, Tensor) or hasattr(x, "__tf_tensor__")
+
+
+# --- conversion -------------------------------------------------------------------------
+_conversion_functions = []  # (type, fn(value, dtype, name) -> Tensor)
+
+
+def register_tensor_conversion_function(base_type, conversion_func, priority=100):
+    """Teach ``convert_to_tensor`` a new type, as ``tf.register_tensor_conversion_function`` does."""
+    _conversion_functions.append((priority, base_type, conversion_func))
+    _conversion_functions.sort(key=lambda item: item[0])
+
+
+def _numpy_value(value, dtype):
+    """Python/NumPy data -> a NumPy array of the right dtype, applying TF's inference and checks."""
+    if dtype is None:
+        dtype = _dtypes.infer_dtype(value)
+        if dtype is _dtypes.string:
+            return np.asarray(value, dtype=object if not isinstance(value, (str, bytes)) else None), dtype
+        return np.asarray(value, dtype=dtype._np), dtype
+    if dtype is _dtypes.string:
+        return np.asarray(value), dtype
+    if isinstance(value, (np.ndarray, np.generic)):
+        if value.dtype.kind == "f" and not (dtype.is_floating):
+            raise TypeError(f"Cannot convert {value!r} to EagerTensor of dtype {dtype.name}")
+        return np.asarray(value, dtype=dtype._np), dtype
+    # Python values: refuse lossy conversions (1.5 -> int32) as TF does.
+    arr = np.asarray(value)
+    if arr.dtype.kind == "O":
+        raise ValueError(f"Attempt to convert a value ({value!r}) with an unsupported type "
+                         f"({type(value).__name__}) to a Tensor.")
+    if arr.dtype.kind == "f" and not dtype.is_floating:
+        raise TypeError(f"Cannot convert {value!r} to EagerTensor of dtype {dtype.name}")
+    if arr.dtype.kind in "iub" and dtype.is_integer and arr.size:
+        info = np.iinfo(dtype._np)
+        if arr.min() < info.min or arr.max() > info.max:
+            raise TypeError(f"Cannot convert {value!r} to EagerTensor of dtype {dtype.name}: out of range")
+    if arr.dtype.kind in "U" and dtype is not _dtypes.string:
+        raise TypeError(f"Cannot convert {value!r} to EagerTensor of dtype {dtype.name}")
+    return arr.astype(dtype._np), dtype
+
+
+def _place(array):
+    """Put a fresh host array on the current device (scope, else default)."""
+    device = ctx.device or default_device()
+    if device.backend != NUMPY:
+        array = device.put(array)
+    return EagerTensor(array, device)
+
+
+def constant(value, dtype=None, shape=None, name="Const"):
+    """``tf.constant``: a tensor holding ``value``.
+
+    ``dtype`` converts (refusing lossy Python conversions such as ``1.5`` to int);
+    ``shape`` reshapes a value with the right element count or fills with a scalar.
+    """
+    if dtype is not None:
+        dtype = _dtypes.as_dtype(dtype)
+    if isinstance(value, EagerTensor) or hasattr(value, "__tf_tensor__"):
+        t = convert_to_tensor(value)
+        if dtype is not None and t.dtype != dtype:
+            from .. import ops  # late import: ops depend on this module
+            t = ops.math_ops.cast(t, dtype)
+        value = t.numpy()
+        if shape is None:
+            return t
+    if isinstance(value, Tensor):
+        if ctx.graph is not None:
+            return value
+    arr, dtype = _numpy_value(value, dtype)
+    if shape is not None:
+        shape = tuple(TensorShape(shape).as_list())
+        n = int(np.prod(shape, dtype=np.int64))
+        if arr.size == n:
+            arr = arr.reshape(shape)
+        elif arr.size == 1:
+            arr = np.broadcast_to(arr.reshape(()), shape).copy()
+        else:
+            raise TypeError(f"Eager execution of tf.constant with unsupported shape. Tensor {value!r} "
+                            f"has {arr.size} elements, but got `shape` {shape} with {n} elements).")
+    if ctx.graph is not None:
+        return ctx.graph.constant(arr, dtype, name)
+    if arr.ndim == 0:
+        arr = arr[()]  # NumPy scalar, as kernels produce for rank 0
+    return _place(arr)
+
+
+def convert_to_tensor(value, dtype=None, dtype_hint=None, name=None):
+    """``tf.convert_to_tensor``: accept tensors, variables, NumPy and Python values.
+
+    With ``dtype``, a tensor of another dtype raises ``ValueError``; Python values
+    are converted to ``dtype``. ``dtype_hint`` is used only when it works.
+    """
+    if isinstance(value, Tensor):
+        if dtype is not None and value.dtype != dtype:
+            raise ValueError(f"Tensor conversion requested dtype {_dtypes.as_dtype(dtype).name} for Tensor "
+                             f"with dtype {value.dtype.name}: {value!r}")
+        return value
+    hook = getattr(value, "__tf_tensor__", None)
+    if hook is not None:
+        return hook(dtype, name)
+    for _, base_type, fn in _conversion_functions:
+        if isinstance(value, base_type):
+            return fn(value, dtype, name)
+    if dtype is None and dtype_hint is not None:
+        try:
+            return constant(value, dtype_hint)
+        except (TypeError, ValueError):
+            pass
+    return constant(value, dtype)
+
+
+def scalar_like(value, tensor):
+    """A Python number as a tensor with ``tensor``'s dtype and device (``x + 1`` adopts x's dtype)."""
+    dtype = tensor.dtype
+    if isinstance(value, float) and not dtype.is_floating:
+        raise TypeError(f"Cannot convert {value!r} to EagerTensor of dtype {dtype.name}")
+    arr = dtype._np.type(value)
+    device = tensor._device
+    if device.backend != NUMPY:
+        arr = device.put(np.asarray(arr))
+    return EagerTensor(arr, device)

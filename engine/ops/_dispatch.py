@@ -1,0 +1,106 @@
+"""Helpers every op module uses to turn Python arguments into op inputs.
+
+The public functions (``tf.add``, ``tf.reshape``, ...) are thin: convert the
+arguments to tensors following TF's rules, check dtypes, then hand the op to
+:func:`engine.eager.execute.execute`. The rules live here once.
+"""
+import numpy as np
+
+from ..eager.execute import execute
+from ..framework import dtypes
+from ..framework.context import ctx
+from ..framework.errors import InvalidArgumentError
+from ..framework.tensor import EagerTensor, Tensor, convert_to_tensor, scalar_like
+
+__all__ = ["execute", "binary_inputs", "check_same_dtype", "int_tensor", "to_tensor", "dtype_error",
+           "check_dtype", "FLOAT", "NUMERIC", "INTEGER"]
+
+FLOAT = frozenset([dtypes.float16, dtypes.float32, dtypes.float64])
+INTEGER = frozenset([dtypes.int8, dtypes.int16, dtypes.int32, dtypes.int64,
+                     dtypes.uint8, dtypes.uint16, dtypes.uint32, dtypes.uint64])
+NUMERIC = FLOAT | INTEGER
+
+
+def to_tensor(x, dtype=None, name=None):
+    """``convert_to_tensor`` with a fast path for tensors."""
+    if isinstance(x, Tensor) and dtype is None:
+        return x
+    return convert_to_tensor(x, dtype=dtype)
+
+
+def _adopt(value, like):
+    """Convert a non-tensor ``value`` for a binary op whose other operand is ``like``."""
+    if isinstance(value, (int, float, bool)) and not isinstance(value, Tensor) and isinstance(like, EagerTensor):
+        return scalar_like(value, like)
+    return convert_to_tensor(value, dtype_hint=like.dtype) if _loose(value) else convert_to_tensor(value)
+
+
+def _loose(value):
+    return isinstance(value, (int, float, bool, list, tuple, np.ndarray, np.generic))
+
+
+def binary_inputs(op_name, x, y):
+    """Convert ``x`` and ``y`` for a binary op: a Python value adopts the tensor's dtype.
+
+    Two tensors of different dtypes are an error (no implicit promotion), as in TF.
+    """
+    if not isinstance(x, Tensor):
+        if isinstance(y, Tensor) or hasattr(y, "__tf_tensor__"):
+            y = to_tensor(y)
+            x = _adopt(x, y)
+        else:
+            x = to_tensor(x)
+            y = _adopt(y, x)
+    elif not isinstance(y, Tensor):
+        y = _adopt(y, x)
+    check_same_dtype(op_name, x, y)
+    return x, y
+
+
+def check_same_dtype(op_name, *tensors):
+    first = tensors[0].dtype
+    for i, t in enumerate(tensors[1:], start=1):
+        if t.dtype != first:
+            raise dtype_error(op_name, i, first, t.dtype)
+
+
+def dtype_error(op_name, index, expected, got):
+    """TF's error for mismatched input dtypes: InvalidArgumentError eagerly, TypeError in graphs."""
+    if ctx.graph is not None:
+        return TypeError(f"Input {index} of '{op_name}' Op has type {got.name} that does not match type "
+                         f"{expected.name} of argument 'x'. Cast one side with tf.cast so both match.")
+    return InvalidArgumentError(
+        None, None,
+        f"cannot compute {op_name} as input #{index}(zero-based) was expected to be a {expected.name} tensor "
+        f"but is a {got.name} tensor. TensorFlow does not promote dtypes: use tf.cast so both inputs "
+        f"have the same dtype. [Op:{op_name}]")
+
+
+def check_dtype(op_name, tensor, allowed, what="x"):
+    """Refuse a dtype the op has no kernel for (TF: no OpKernel registered)."""
+    if tensor.dtype not in allowed:
+        names = ", ".join(sorted(d.name for d in allowed))
+        message = (f"Value for attr 'T' of {tensor.dtype.name} is not in the list of allowed values: {names}; "
+                   f"NodeDef: {{{{node {op_name}}}}}; input '{what}' has dtype {tensor.dtype.name}")
+        if ctx.graph is not None:
+            raise TypeError(message)
+        raise InvalidArgumentError(None, None, message + f" [Op:{op_name}]")
+
+
+def int_tensor(values, dtype=dtypes.int32, like=None):
+    """A small integer tensor (shapes, axes, perms) built without dtype inference overhead."""
+    if isinstance(values, Tensor):
+        return values
+    if hasattr(values, "__tf_tensor__"):
+        return convert_to_tensor(values)
+    if isinstance(values, (list, tuple)) and any(isinstance(v, Tensor) for v in values):
+        from . import array_ops  # a shape list mixing ints and tensors is packed, as TF does
+        return array_ops.stack([int_tensor(v, dtype) for v in values])
+    if ctx.graph is not None:
+        return convert_to_tensor(np.asarray(values, dtype=dtype._np))
+    from ..framework.device import default_device
+    arr = np.asarray(values, dtype=dtype._np)
+    device = ctx.device or default_device()
+    if device.backend != "numpy":
+        arr = device.put(arr)
+    return EagerTensor(arr[()] if arr.ndim == 0 else arr, device)

@@ -1,0 +1,184 @@
+"""Python operators on tensors and variables: ``x + y`` is ``tf.add(x, y)``.
+
+TensorFlow attaches operators to ``Tensor`` from its math module; so does the
+engine, here, once every op exists. The binary operators share one fast path:
+when both sides are eager tensors of the same dtype, go straight to the
+dispatcher, skipping argument conversion. That path is what the dispatch
+benchmark measures.
+"""
+from ..eager.execute import execute, record
+from ..framework.backend import NUMPY
+from ..framework.context import ctx
+from ..framework.tensor import EagerTensor, Tensor
+from ..variables import Variable
+from . import array_ops, linalg_ops, math_ops
+from ._dispatch import dtype_error
+
+__all__ = []
+
+
+_NO_ATTRS = {}
+
+
+def _fast_binary(op, slow):
+    """``x op y`` with an eager fast path; otherwise the public function's full conversion.
+
+    The fast path is ``execute`` specialised for the commonest case (two eager
+    NumPy tensors on one device, same dtype, no device scope): same kernel, same
+    tape recording, fewer checks. Anything unusual, including a kernel error,
+    goes through the general path so the user sees the same behaviour and errors.
+    """
+    op_name = op.name
+    kernel = op.kernel(NUMPY)
+
+    def forward(x, y):
+        if type(y) is EagerTensor and type(x) is EagerTensor:
+            xv, yv = x._value, y._value
+            device = x._device
+            c = ctx
+            if (device is y._device and device.backend is NUMPY and c.device is None and c.graph is None):
+                if xv.dtype != yv.dtype:
+                    raise dtype_error(op_name, 1, x.dtype, y.dtype)
+                try:
+                    out = EagerTensor(kernel(xv, yv), device)
+                except Exception:
+                    return execute(op, (x, y))  # re-run for the proper TF error
+                if c.tapes:
+                    record(op, (x, y), _NO_ATTRS, (out,))
+                return out
+        return slow(x, y)
+
+    def reflected(y, x):
+        return slow(x, y)
+    return forward, reflected
+
+
+def _bool_or_bitwise(logical, bitwise):
+    def forward(x, y):
+        x, y = _as_pair(x, y)
+        return logical(x, y) if x.dtype.is_bool else bitwise(x, y)
+
+    def reflected(y, x):
+        return forward(x, y)
+    return forward, reflected
+
+
+def _as_pair(x, y):
+    from ._dispatch import binary_inputs
+    return binary_inputs("Logical", x, y)
+
+
+def _invert(x):
+    from ._dispatch import to_tensor
+    x = to_tensor(x)
+    return math_ops.logical_not(x) if x.dtype.is_bool else math_ops.invert(x)
+
+
+def _eq(x, y):
+    """TF2's ``==``: elementwise; ``None`` and incompatible shapes compare as False."""
+    if y is None:
+        return False
+    try:
+        return math_ops.equal(x, y)
+    except Exception as error:
+        from ..framework.errors import InvalidArgumentError
+        if isinstance(error, (InvalidArgumentError, ValueError)) and "shapes" in str(error).lower():
+            from ..framework.tensor import constant
+            return constant(False)
+        raise
+
+
+def _ne(x, y):
+    if y is None:
+        return True
+    try:
+        return math_ops.not_equal(x, y)
+    except Exception as error:
+        from ..framework.errors import InvalidArgumentError
+        if isinstance(error, (InvalidArgumentError, ValueError)) and "shapes" in str(error).lower():
+            from ..framework.tensor import constant
+            return constant(True)
+        raise
+
+
+_BINARY = {
+    "add": _fast_binary(math_ops._ADD, math_ops.add),
+    "sub": _fast_binary(math_ops._SUB, math_ops.subtract),
+    "mul": _fast_binary(math_ops._MUL, math_ops.multiply),
+    "floordiv": _fast_binary(math_ops._FLOORDIV, math_ops.floordiv),
+    "mod": _fast_binary(math_ops._FLOORMOD, math_ops.floormod),
+    "pow": _fast_binary(math_ops._POW, math_ops.pow),
+    "lt": _fast_binary(math_ops._LESS, math_ops.less),
+    "le": _fast_binary(math_ops._LESS_EQUAL, math_ops.less_equal),
+    "gt": _fast_binary(math_ops._GREATER, math_ops.greater),
+    "ge": _fast_binary(math_ops._GREATER_EQUAL, math_ops.greater_equal),
+}
+
+
+def _truediv(x, y):
+    return math_ops.truediv(x, y)
+
+
+def _matmul(x, y):
+    return linalg_ops.matmul(x, y)
+
+
+def _getitem(x, key):
+    from . import slicing
+    return slicing.getitem(x, key)
+
+
+def install(cls):
+    """Attach every operator to ``cls`` (Tensor, and Variable which reads its value)."""
+    for name, (forward, reflected) in _BINARY.items():
+        setattr(cls, f"__{name}__", forward)
+        if name not in ("lt", "le", "gt", "ge"):
+            setattr(cls, f"__r{name}__", reflected)
+    cls.__truediv__ = _truediv
+    cls.__rtruediv__ = lambda y, x: math_ops.truediv(x, y)
+    cls.__matmul__ = _matmul
+    cls.__rmatmul__ = lambda y, x: linalg_ops.matmul(x, y)
+    for name, (forward, reflected) in {
+        "and": _bool_or_bitwise(math_ops.logical_and, math_ops.bitwise_and),
+        "or": _bool_or_bitwise(math_ops.logical_or, math_ops.bitwise_or),
+        "xor": _bool_or_bitwise(math_ops.logical_xor, math_ops.bitwise_xor),
+    }.items():
+        setattr(cls, f"__{name}__", forward)
+        setattr(cls, f"__r{name}__", reflected)
+    cls.__invert__ = _invert
+    cls.__neg__ = lambda x: math_ops.negative(x)
+    cls.__pos__ = lambda x: x
+    cls.__abs__ = lambda x: math_ops.abs(x)
+    cls.__eq__ = _eq
+    cls.__ne__ = _ne
+    cls.__getitem__ = _getitem
+    cls.OVERLOADABLE_OPERATORS = frozenset(n for n in dir(cls) if n.startswith("__") and n.endswith("__"))
+
+
+def _unhashable(kind):
+    def __hash__(self):
+        raise TypeError(f"{kind} is unhashable. Instead, use {kind.lower()}.ref() as the key.")
+    return __hash__
+
+
+install(Tensor)
+Tensor.__hash__ = _unhashable("Tensor")  # defining __eq__ would otherwise reset it
+
+
+def _variable_operator(name):
+    tensor_method = getattr(Tensor, name)
+
+    def method(self, *args):
+        return tensor_method(self._read(), *args)
+    method.__name__ = name
+    return method
+
+
+for _name in ["__add__", "__radd__", "__sub__", "__rsub__", "__mul__", "__rmul__", "__truediv__", "__rtruediv__",
+              "__floordiv__", "__rfloordiv__", "__mod__", "__rmod__", "__pow__", "__rpow__", "__matmul__",
+              "__rmatmul__", "__lt__", "__le__", "__gt__", "__ge__", "__and__", "__rand__", "__or__", "__ror__",
+              "__xor__", "__rxor__", "__invert__", "__neg__", "__abs__", "__getitem__", "__eq__", "__ne__"]:
+    setattr(Variable, _name, _variable_operator(_name))
+Variable.__pos__ = lambda self: self._read()
+
+Variable.__hash__ = _unhashable("Variable")

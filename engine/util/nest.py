@@ -1,0 +1,98 @@
+"""``tf.nest``: work with nested structures of lists, tuples, namedtuples and dicts.
+
+``flatten`` lists the leaves in a fixed order (dict keys sorted, as TF does);
+``pack_sequence_as`` rebuilds a structure from leaves; ``map_structure`` maps a
+function over the leaves of one or more structures with the same shape.
+``None`` is a leaf.
+"""
+import collections.abc
+
+__all__ = ["flatten", "pack_sequence_as", "map_structure", "is_nested", "assert_same_structure"]
+
+
+def is_nested(x):
+    return isinstance(x, (list, tuple, dict)) or (
+        isinstance(x, collections.abc.Mapping))
+
+
+def _sorted_keys(d):
+    try:
+        return sorted(d)
+    except TypeError:
+        return list(d)
+
+
+def _children(x):
+    if isinstance(x, collections.abc.Mapping):
+        return [x[k] for k in _sorted_keys(x)]
+    return list(x)
+
+
+def flatten(structure, expand_composites=False):
+    """The leaves of ``structure`` in depth-first order."""
+    if not is_nested(structure):
+        return [structure]
+    out = []
+
+    def walk(node):
+        if is_nested(node):
+            for child in _children(node):
+                walk(child)
+        else:
+            out.append(node)
+    walk(structure)
+    return out
+
+
+def _rebuild(template, leaves_iter):
+    if not is_nested(template):
+        return next(leaves_iter)
+    if isinstance(template, collections.abc.Mapping):
+        keys = _sorted_keys(template)
+        values = {k: _rebuild(template[k], leaves_iter) for k in keys}
+        return type(template)((k, values[k]) for k in template) if not isinstance(
+            template, collections.defaultdict) else _copy_defaultdict(template, values)
+    items = [_rebuild(child, leaves_iter) for child in template]
+    if isinstance(template, tuple) and hasattr(template, "_fields"):
+        return type(template)(*items)
+    return type(template)(items)
+
+
+def _copy_defaultdict(template, values):
+    d = collections.defaultdict(template.default_factory)
+    for k in template:
+        d[k] = values[k]
+    return d
+
+
+def pack_sequence_as(structure, flat_sequence, expand_composites=False):
+    """Rebuild ``structure`` with its leaves replaced, in order, by ``flat_sequence``."""
+    flat_sequence = list(flat_sequence)
+    n = len(flatten(structure))
+    if n != len(flat_sequence):
+        raise ValueError(f"Could not pack sequence. Structure had {n} atoms, but flat_sequence had "
+                         f"{len(flat_sequence)} items.")
+    return _rebuild(structure, iter(flat_sequence))
+
+
+def assert_same_structure(nest1, nest2, check_types=True, expand_composites=False):
+    def sig(x):
+        if not is_nested(x):
+            return None
+        if isinstance(x, collections.abc.Mapping):
+            return (type(x) if check_types else dict, tuple(_sorted_keys(x)), tuple(sig(v) for v in _children(x)))
+        kind = type(x) if check_types else (tuple if isinstance(x, tuple) else list)
+        return (kind, len(x), tuple(sig(v) for v in x))
+    if sig(nest1) != sig(nest2):
+        raise ValueError(f"The two structures don't have the same nested structure.\n\n"
+                         f"First structure: {nest1!r}\n\nSecond structure: {nest2!r}")
+
+
+def map_structure(func, *structures, **kwargs):
+    """Apply ``func`` leaf-wise across structures of the same shape."""
+    if not structures:
+        raise ValueError("Must provide at least one structure")
+    for other in structures[1:]:
+        assert_same_structure(structures[0], other, check_types=kwargs.get("check_types", True))
+    flat = [flatten(s) for s in structures]
+    return pack_sequence_as(structures[0], [func(*leaves) for leaves in zip(*flat)])
