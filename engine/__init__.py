@@ -40,7 +40,7 @@ from .ops.reduction_ops import *  # noqa: F401,F403
 from .ops.array_ops import *  # noqa: F401,F403
 from .ops.linalg_ops import *  # noqa: F401,F403
 
-from . import config, dtypes, errors, linalg, math, nest, nn, random  # noqa: F401,E402
+from . import config, dtypes, errors, linalg, math, nest, nn, random, test  # noqa: F401,E402
 
 newaxis = None
 """``x[:, tf.newaxis]`` inserts a dimension, as with NumPy."""
