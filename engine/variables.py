@@ -17,7 +17,7 @@ from .framework.backend import NUMPY
 from .framework.context import ctx
 from .framework.device import default_device
 from .framework.registry import get_op, register_op
-from .framework.tensor import EagerTensor, Tensor, _next_id, convert_to_tensor
+from .framework.tensor import EagerTensor, Tensor, _next_id, convert_to_tensor, numpy_text
 from .framework.tensor_shape import TensorShape, as_shape
 
 __all__ = ["Variable", "VariableSynchronization", "VariableAggregation"]
@@ -59,7 +59,8 @@ class Variable:
                  synchronization=VariableSynchronization.AUTO, aggregation=VariableAggregation.NONE,
                  shape=None, experimental_enable_variable_lifting=True):
         if initial_value is None:
-            raise ValueError("The `initial_value` arg (None) must be specified.")
+            raise ValueError("The `initial_value` arg to `tf.Variable` must be specified except when you are "
+                             "not providing a `variable_def`. You provided neither.")
         if callable(initial_value):
             initial_value = initial_value()
         if dtype is not None:
@@ -203,12 +204,11 @@ class Variable:
 
     # --- writing -----------------------------------------------------------------------
     def _prepare(self, value, op_name):
-        t = convert_to_tensor(value, dtype=self._dtype) if not isinstance(value, Tensor) else value
-        if t.dtype != self._dtype:
-            from .framework.errors import InvalidArgumentError
-            raise InvalidArgumentError(
-                None, None, f"Cannot {op_name} a {t.dtype.name} value to variable '{self._name}' of dtype "
-                            f"{self._dtype.name}. Cast the value first with tf.cast(value, {self._dtype!r}).")
+        try:
+            t = convert_to_tensor(value, dtype=self._dtype)
+        except ValueError as error:
+            raise ValueError(f"{error}. Variable.{op_name} on '{self._name}' needs a {self._dtype.name} value: "
+                             f"cast it first with tf.cast(value, {self._dtype!r}).") from None
         if not self._shape.is_compatible_with(t.shape):
             raise ValueError(f"Cannot assign value to variable '{self._name}': Shape mismatch. The variable "
                              f"shape {self._shape}, and the assigned value shape {t.shape} are incompatible.")
@@ -242,7 +242,7 @@ class Variable:
 
     # --- printing ------------------------------------------------------------------------
     def __repr__(self):
-        text = self._read_untracked()._numpy_text(True)
+        text = numpy_text(self._read_untracked().numpy(), True)
         return f"<tf.Variable '{self._name}' shape={self._shape} dtype={self._dtype.name}, numpy={text}>"
 
     def __str__(self):

@@ -145,7 +145,6 @@ class GradientTape:
         self._persistent = persistent
         self._watch_accessed_variables = watch_accessed_variables
         self._recording = False
-        self._used = False
         self._reset_state()
 
     def _reset_state(self):
@@ -233,9 +232,10 @@ class GradientTape:
         return _Paused([self])
 
     def reset(self):
-        """Forget everything recorded so far (the tape keeps recording if active)."""
+        """Forget everything recorded so far; the tape keeps recording. Only valid inside its ``with``."""
+        if not self._recording:
+            raise ValueError("Tape is not recording.")
         self._reset_state()
-        self._used = False
 
     # --- gradients ------------------------------------------------------------------------
     def _check_usable(self):

@@ -155,9 +155,8 @@ _BY_NAME = {d.name: d for d in _ALL}
 _BY_NAME.update({"half": float16, "double": float64, "float": float32})
 _BY_NP = {d._np: d for d in _ALL if d._np is not None}
 
-# Python types map as tf.as_dtype maps them (note: float -> float64 here; value
-# inference, which makes a Python float a float32 tensor, is a different rule).
-_BY_PYTYPE = {float: float64, int: int64, builtins.bool: bool, str: string, bytes: string}
+# Python types as TF 2.21's tf.as_dtype maps them: float -> float32; int is refused.
+_BY_PYTYPE = {float: float32, builtins.bool: bool, str: string, bytes: string}
 
 
 def as_dtype(type_value):
@@ -171,19 +170,22 @@ def as_dtype(type_value):
         try:
             return _BY_NAME[type_value]
         except KeyError:
-            raise TypeError(f"Cannot convert value {type_value!r} to a TensorFlow DType.") from None
+            raise TypeError(f"Cannot convert the argument `type_value`: {type_value!r} to a TensorFlow DType.") \
+                from None
+    if type_value is int:
+        raise TypeError("Cannot convert the argument `type_value`: <class 'int'> to a TensorFlow DType.")
     if type_value in _BY_PYTYPE:
         return _BY_PYTYPE[type_value]
     try:
         npd = np.dtype(type_value)
     except Exception:
-        raise TypeError(f"Cannot convert value {type_value!r} to a TensorFlow DType.") from None
+        raise TypeError(f"Cannot convert the argument `type_value`: {type_value!r} to a TensorFlow DType.") from None
     if npd.kind in "US":
         return string
     try:
         return _BY_NP[npd]
     except KeyError:
-        raise TypeError(f"Cannot convert value {type_value!r} to a TensorFlow DType.") from None
+        raise TypeError(f"Cannot convert the argument `type_value`: {type_value!r} to a TensorFlow DType.") from None
 
 
 def from_numpy(np_dtype):

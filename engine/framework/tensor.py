@@ -172,11 +172,7 @@ class EagerTensor(Tensor):
 
     # --- printing ---------------------------------------------------------------
     def _numpy_text(self, is_repr):
-        value = self.numpy()
-        with np.printoptions(legacy="1.25"):
-            if self.dtype is _dtypes.string:
-                return repr(value) if is_repr else str(value)
-            return repr(value) if is_repr else str(value)
+        return numpy_text(self.numpy(), is_repr)
 
     def __repr__(self):
         return (f"<tf.Tensor: shape={self.shape}, dtype={self.dtype.name}, "
@@ -184,6 +180,19 @@ class EagerTensor(Tensor):
 
     def __str__(self):
         return f"tf.Tensor({self._numpy_text(False)}, shape={self.shape}, dtype={self.dtype.name})"
+
+
+def numpy_text(value, is_repr):
+    """How TF prints a value: scalars as Python values in ``repr``, arrays as NumPy prints them.
+
+    Multi-line text starts on a new line, as in ``<tf.Tensor: ..., numpy=\narray([[...]])>``.
+    """
+    if np.ndim(value) == 0:
+        value = np.asarray(value)
+        text = repr(value.item()) if is_repr else str(value)
+    else:
+        text = np.array_repr(value) if is_repr else str(value)
+    return "\n" + text if "\n" in text else text
 
 
 def _copy_to(tensor, device):
@@ -210,16 +219,18 @@ def register_tensor_conversion_function(base_type, conversion_func, priority=100
 def _numpy_value(value, dtype):
     """Python/NumPy data -> a NumPy array of the right dtype, applying TF's inference and checks."""
     if dtype is None:
-        dtype = _dtypes.infer_dtype(value)
+        try:
+            dtype = _dtypes.infer_dtype(value)
+        except (TypeError, ValueError):
+            raise ValueError(f"Attempt to convert a value ({value!r}) with an unsupported type "
+                             f"({type(value)}) to a Tensor.") from None
         if dtype is _dtypes.string:
-            return np.asarray(value, dtype=object if not isinstance(value, (str, bytes)) else None), dtype
+            return _bytes_array(value), dtype
         return np.asarray(value, dtype=dtype._np), dtype
     if dtype is _dtypes.string:
-        return np.asarray(value), dtype
+        return _bytes_array(value), dtype
     if isinstance(value, (np.ndarray, np.generic)):
-        if value.dtype.kind == "f" and not (dtype.is_floating):
-            raise TypeError(f"Cannot convert {value!r} to EagerTensor of dtype {dtype.name}")
-        return np.asarray(value, dtype=dtype._np), dtype
+        return np.asarray(value).astype(dtype._np), dtype  # NumPy data is cast, as TF does (1.5 -> 1)
     # Python values: refuse lossy conversions (1.5 -> int32) as TF does.
     arr = np.asarray(value)
     if arr.dtype.kind == "O":
@@ -234,6 +245,12 @@ def _numpy_value(value, dtype):
     if arr.dtype.kind in "U" and dtype is not _dtypes.string:
         raise TypeError(f"Cannot convert {value!r} to EagerTensor of dtype {dtype.name}")
     return arr.astype(dtype._np), dtype
+
+
+def _bytes_array(value):
+    """TF strings are byte strings: ``tf.constant("hi")`` holds ``b'hi'``."""
+    arr = np.asarray(value)
+    return np.char.encode(arr, "utf-8") if arr.dtype.kind == "U" else arr
 
 
 def _place(array):
