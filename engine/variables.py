@@ -9,6 +9,9 @@ trainable variable the moment it is read. This is exactly how TF's
 
 Assignments replace the stored array instead of writing into it, so snapshots
 stay valid; the stored arrays are marked read-only to keep it that way.
+
+In eager mode ``assign``/``assign_add``/``assign_sub`` update the buffer
+directly; graph mode will express them as resource ops in the registry.
 """
 import numpy as np
 
@@ -92,12 +95,15 @@ class Variable:
         self._aggregation = aggregation
 
     def _store(self, tensor):
+        """Take ``tensor``'s array as the new value, without copying.
+
+        Engine kernels never write into arrays, so sharing is safe; the variable
+        keeps a read-only view so its snapshots cannot be modified through it.
+        """
         value = tensor._value if tensor._device is self._device else self._device.put(tensor._value)
         if self._device.backend == NUMPY:
-            value = np.array(value, copy=True)  # own our buffer; NumPy scalars become 0-d arrays
+            value = value.view() if isinstance(value, np.ndarray) else np.asarray(value)
             value.flags.writeable = False
-        else:
-            value = value.copy()
         return value
 
     # --- metadata ---------------------------------------------------------------------

@@ -48,16 +48,15 @@ class UnconnectedGradients(enum.Enum):
 class _Meta:
     """Stands in for a tensor whose value the gradient does not need: shape and dtype only."""
 
-    __slots__ = ("_shape", "_dtype", "_id", "_device")
+    __slots__ = ("_shape", "_dtype", "_id")
 
     def __init__(self, tensor):
-        value = getattr(tensor, "_value", None)
-        if value is not None:   # eager tensors and variables: read the array's metadata lazily
+        try:                      # eager tensors and variables: keep the array's cheap metadata
+            value = tensor._value
             self._shape, self._dtype = value.shape, value.dtype
-        else:                   # symbolic tensors
+        except AttributeError:    # symbolic tensors
             self._shape, self._dtype = tensor.shape, tensor.dtype
         self._id = tensor._id
-        self._device = getattr(tensor, "_device", None)
 
     @property
     def shape(self):
@@ -127,8 +126,8 @@ def _keep(tensors, keep):
     if keep is True:
         return tuple(tensors)
     if keep is False:
-        return tuple(_Meta(t) for t in tensors)
-    return tuple(t if i in keep else _Meta(t) for i, t in enumerate(tensors))
+        return tuple([_Meta(t) for t in tensors])
+    return tuple([t if i in keep else _Meta(t) for i, t in enumerate(tensors)])
 
 
 class GradientTape:

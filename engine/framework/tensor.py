@@ -226,11 +226,11 @@ def _numpy_value(value, dtype):
                              f"({type(value)}) to a Tensor.") from None
         if dtype is _dtypes.string:
             return _bytes_array(value), dtype
-        return np.asarray(value, dtype=dtype._np), dtype
+        return np.array(value, dtype=dtype._np), dtype  # a copy: later edits of the source don't leak in
     if dtype is _dtypes.string:
         return _bytes_array(value), dtype
     if isinstance(value, (np.ndarray, np.generic)):
-        return np.asarray(value).astype(dtype._np), dtype  # NumPy data is cast, as TF does (1.5 -> 1)
+        return np.array(value, dtype=dtype._np), dtype  # NumPy data is copied and cast, as TF does (1.5 -> 1)
     # Python values: refuse lossy conversions (1.5 -> int32) as TF does.
     arr = np.asarray(value)
     if arr.dtype.kind == "O":
