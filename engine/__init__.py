@@ -40,7 +40,10 @@ from .ops.reduction_ops import *  # noqa: F401,F403
 from .ops.array_ops import *  # noqa: F401,F403
 from .ops.linalg_ops import *  # noqa: F401,F403
 
-from . import config, dtypes, errors, linalg, math, nest, nn, random, test  # noqa: F401,E402
+from .framework.graph import Graph, Operation, control_dependencies, get_default_graph  # noqa: F401,E402
+from .framework.graph import constant_value as get_static_value  # noqa: F401,E402
+from .compat.v1 import group  # noqa: F401,E402
+from . import compat, config, dtypes, errors, linalg, math, nest, nn, random, test  # noqa: F401,E402
 
 newaxis = None
 """``x[:, tf.newaxis]`` inserts a dimension, as with NumPy."""

@@ -1,3 +1,2 @@
 """``tf.linalg``: matrix products and friends."""
-from .ops.linalg_ops import *  # noqa: F401,F403
-from .ops.linalg_ops import matrix_transpose as matrix_transpose  # noqa: F401
+from .ops.linalg_ops import adjoint, diag_part, einsum, matmul, matrix_transpose, tensordot, trace  # noqa: F401

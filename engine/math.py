@@ -1,4 +1,18 @@
-"""``tf.math``: elementwise math, reductions and related functions."""
-from .ops.math_ops import *  # noqa: F401,F403
-from .ops.reduction_ops import *  # noqa: F401,F403
-from .ops.linalg_ops import matmul  # noqa: F401
+"""``tf.math``: elementwise math, reductions, scans and index reductions.
+
+This namespace lists what TensorFlow's ``tf.math`` offers for the ops the
+engine implements. Several names exist only here, not at the top level, exactly
+as in TF: ``tf.math.log``, ``tf.math.floordiv``, ``tf.math.squared_difference``,
+``tf.math.divide_no_nan``, ``tf.math.is_nan``, ``tf.math.cumprod``, ...
+(``softplus`` and friends belong to ``tf.nn``; bitwise ops to ``tf.bitwise``.)
+"""
+from .ops.math_ops import (  # noqa: F401
+    abs, add, add_n, ceil, cos, divide, divide_no_nan, equal, exp, floor, floordiv, floormod, greater,
+    greater_equal, is_finite, is_inf, is_nan, less, less_equal, log, log1p, logical_and, logical_not, logical_or,
+    logical_xor, maximum, minimum, mod, multiply, negative, not_equal, pow, reciprocal, round, rsqrt, scalar_mul,
+    sigmoid, sign, sin, sqrt, square, squared_difference, subtract, tanh, truediv,
+)
+from .ops.reduction_ops import (  # noqa: F401
+    argmax, argmin, cumprod, cumsum, reduce_all, reduce_any, reduce_logsumexp, reduce_max,
+    reduce_mean, reduce_min, reduce_prod, reduce_std, reduce_sum, reduce_variance,
+)

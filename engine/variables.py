@@ -11,7 +11,10 @@ Assignments replace the stored array instead of writing into it, so snapshots
 stay valid; the stored arrays are marked read-only to keep it that way.
 
 In eager mode ``assign``/``assign_add``/``assign_sub`` update the buffer
-directly; graph mode will express them as resource ops in the registry.
+directly (the fast path). In graph mode (a variable created inside
+``with graph.as_default():``) the same methods add the registry's resource ops
+(``VarHandleOp``, ``ReadVariableOp``, ``AssignVariableOp``...) to the graph, and
+the value lives in each ``Session``; see ``engine/ops/resource_ops.py``.
 """
 import numpy as np
 
@@ -19,7 +22,7 @@ from .framework import dtypes as _dtypes
 from .framework.backend import NUMPY
 from .framework.context import ctx
 from .framework.device import default_device
-from .framework.registry import get_op, register_op
+from .framework.registry import get_op
 from .framework.tensor import EagerTensor, Tensor, _next_id, convert_to_tensor, numpy_text
 from .framework.tensor_shape import TensorShape, as_shape
 
@@ -42,13 +45,13 @@ class VariableAggregation(enum.Enum):
     ONLY_FIRST_REPLICA = 3
 
 
-def _identity_grad(op, grad):
-    return grad
+_read_op = []
 
 
-# The read op exists in the registry so graph mode and pictures share its name and gradient.
-_READ = register_op("ReadVariableOp", kernel=lambda xp: (lambda v: v), grad=_identity_grad,
-                    saves_inputs=False, saves_outputs=False)
+def _READ():  # noqa: N802  (looked up lazily: the op library imports this module)
+    if not _read_op:
+        _read_op.append(get_op("ReadVariableOp"))
+    return _read_op[0]
 
 
 class Variable:
@@ -80,6 +83,15 @@ class Variable:
                              "for non-trainable variables.")
         if trainable is None:
             trainable = synchronization is not VariableSynchronization.ON_READ
+        self._trainable = bool(trainable)
+        self._id = _next_id()
+        self.constraint = constraint
+        self._synchronization = synchronization
+        self._aggregation = aggregation
+        self._graph = None
+        if ctx.graph is not None and not isinstance(value, EagerTensor):
+            self._init_in_graph(ctx.graph, value, name, shape)
+            return
         self._device = ctx.device or default_device()
         self._value = self._store(value)
         self._dtype = value.dtype
@@ -87,12 +99,52 @@ class Variable:
         if not self._shape.is_compatible_with(TensorShape(self._value.shape)):
             raise ValueError(f"The initial value's shape ({TensorShape(self._value.shape)}) is not compatible "
                              f"with the explicitly supplied `shape` argument ({self._shape}).")
-        self._trainable = bool(trainable)
         self._name = (name or "Variable") + ":0" if not (name or "").endswith(":0") else name
-        self._id = _next_id()
-        self.constraint = constraint
-        self._synchronization = synchronization
-        self._aggregation = aggregation
+
+    def _init_in_graph(self, graph, value, name, shape):
+        """Graph mode: a handle op, an initializer, and reads/assigns as graph ops; values live in Sessions."""
+        from .framework.graph import GraphKeys
+        from .ops import resource_ops  # noqa: F401  (registers the resource ops)
+        from .ops._dispatch import execute
+        self._graph = graph
+        self._dtype = value.dtype
+        self._shape = as_shape(shape) if shape is not None else value.shape
+        self._device = ctx.device or default_device()
+        base = graph.unique_name(ctx.name_scope + (name or "Variable").split(":")[0])
+        self._name = base + ":0"
+        self._initial_value = value
+        self._handle = graph.create_op_from_def(
+            get_op("VarHandleOp"), [], {"dtype": self._dtype, "shape": self._shape, "shared_name": base},
+            name=base + "/")
+        self.initializer = execute(get_op("AssignVariableOp"), (self._handle, value), {"dtype": self._dtype},
+                                   name=base + "/Assign")
+        graph.add_to_collection(GraphKeys.GLOBAL_VARIABLES, self)
+        if self._trainable:
+            graph.add_to_collection(GraphKeys.TRAINABLE_VARIABLES, self)
+
+    @property
+    def graph(self):
+        return self._graph
+
+    @property
+    def op(self):
+        return self._handle.op if self._graph is not None else None
+
+    @property
+    def initial_value(self):
+        return self._initial_value if self._graph is not None else self._read_untracked()
+
+    def _graph_value(self):
+        """The variable's value as a tensor of its graph (what fetching the variable runs)."""
+        with self._graph.as_default():
+            return read_in_graph(self._graph, self)
+
+    def eval(self, session=None):
+        return self._graph_value().eval(session=session)
+
+    def _not_in_graph_error(self):
+        return ValueError(f"Variable '{self._name}' was created in a tf.Graph and has no value outside a Session. "
+                          f"Run it instead: sess.run(variable) after sess.run(variable.initializer).")
 
     def _store(self, tensor):
         """Take ``tensor``'s array as the new value, without copying.
@@ -148,6 +200,8 @@ class Variable:
 
     # --- reading ----------------------------------------------------------------------
     def _read_untracked(self):
+        if self._graph is not None:
+            raise self._not_in_graph_error()
         v = self._value
         return EagerTensor(v[()] if v.ndim == 0 else v, self._device)
 
@@ -160,7 +214,7 @@ class Variable:
             watcher.setdefault(self._id, self)
         for tape in ctx.tapes:
             tape._variable_accessed(self)
-            tape._record_operation(_READ, (self,), {}, (t,))
+            tape._record_operation(_READ(), (self,), {}, (t,))
         return t
 
     def value(self):
@@ -248,8 +302,46 @@ class Variable:
 
     # --- printing ------------------------------------------------------------------------
     def __repr__(self):
+        if self._graph is not None:
+            return f"<tf.Variable '{self._name}' shape={self._shape} dtype={self._dtype.name}>"
         text = numpy_text(self._read_untracked().numpy(), True)
         return f"<tf.Variable '{self._name}' shape={self._shape} dtype={self._dtype.name}, numpy={text}>"
 
     def __str__(self):
         return self.__repr__()
+
+
+# --- graph mode ---------------------------------------------------------------------------------
+def _handle_in(graph, variable):
+    """The tensor of ``graph`` that yields ``variable``'s handle (created once per graph for eager variables)."""
+    if variable._graph is graph:
+        return variable._handle
+    if variable._graph is not None:
+        raise ValueError(f"Variable '{variable.name}' belongs to another tf.Graph and cannot be used here.")
+    cache = graph.__dict__.setdefault("_eager_variable_handles", {})
+    handle = cache.get(variable._id)
+    if handle is None:
+        base = variable.name.split(":")[0]
+        handle = cache[variable._id] = graph.create_op_from_def(
+            get_op("VarHandleOp"), [], {"dtype": variable.dtype, "shape": variable.shape, "shared_name": base,
+                                        "eager_variable": variable}, name=base)
+    return handle
+
+
+def read_in_graph(graph, variable):
+    """A ``ReadVariableOp`` node reading ``variable`` (graph-mode or eager) inside ``graph``."""
+    from .ops._dispatch import execute
+    return execute(_READ(), (_handle_in(graph, variable),), {"dtype": variable.dtype, "shape": variable.shape},
+                   name="ReadVariableOp")
+
+
+def assign_in_graph(graph, variable, value, op_type, read_value):
+    """An assign node; with ``read_value`` returns a read that runs after it, else the assign op itself."""
+    from .framework.graph import control_dependencies
+    from .ops._dispatch import execute
+    assign = execute(get_op(op_type), (_handle_in(graph, variable), value), {"dtype": variable.dtype},
+                     name=op_type.replace("VariableOp", ""))
+    if not read_value:
+        return assign
+    with control_dependencies([assign]):
+        return read_in_graph(graph, variable)

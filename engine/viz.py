@@ -252,8 +252,8 @@ def _value_text(obj):
 
 
 def _describe(obj, show_values):
-    """``(2, 3) float32`` for a tensor, a variable or a shape-only record, plus ``= value`` when small."""
-    text = f"{obj.shape} {obj.dtype.name}"
+    """``float32 (2, 3)`` for a tensor, a variable or a shape-only record, plus ``= value`` when small."""
+    text = f"{obj.dtype.name} {obj.shape}"
     value = _value_text(obj) if show_values else None
     return text if value is None else f"{text}\\n= {value}"
 
@@ -264,7 +264,7 @@ def _backward_walk(entries, targets):
     Newest op first; an op runs when one of its outputs has a gradient, and then
     its inputs have one too.
     """
-    has_grad = {t._id for t in targets}
+    has_grad = {getattr(t, "_id", None) for t in targets}
     walk = []
     for index in reversed(range(len(entries))):
         if any(tid in has_grad for tid in entries[index].output_ids):
@@ -314,7 +314,7 @@ def draw_tape(tape, target=None, step=None, gradients=None, sources=None, show_v
     walk = _backward_walk(entries, targets)
     done = walk if step is None else walk[:max(0, step)]
     current = done[-1] if step is not None and 0 < step <= len(walk) else None
-    reached = {t._id for t in targets}
+    reached = {getattr(t, "_id", None) for t in targets}
     for index in done:
         reached.update(entries[index].input_ids)
 
@@ -322,7 +322,8 @@ def draw_tape(tape, target=None, step=None, gradients=None, sources=None, show_v
     grad_text = {}
     if gradients is not None:
         for src, grad in zip(tape.watched_variables() if sources is None else sources, gradients):
-            grad_text[src._id] = "None" if grad is None else (_value_text(grad) or f"{grad.shape}")
+            text = "None" if grad is None else _value_text(grad) or str(getattr(grad, "shape", type(grad).__name__))
+            grad_text[getattr(src, "_id", None)] = text
 
     title = None
     if targets and step is not None:
@@ -348,7 +349,8 @@ def draw_tape(tape, target=None, step=None, gradients=None, sources=None, show_v
             kind, label = "constant", _describe(t, show_values)
         if tid in grad_text:
             label += f"\\ngrad = {grad_text[tid]}"
-        style = {**STYLES[kind], **(STYLES["grad_tensor"] if tid in reached else {})}
+        gets_grad = tid in reached and t.dtype.is_floating   # no gradient flows into integers
+        style = {**STYLES[kind], **(STYLES["grad_tensor"] if gets_grad else {})}
         g.node(f"t{tid}", label=label, **style)
 
     position = {index: k + 1 for k, index in enumerate(walk)}
@@ -362,7 +364,8 @@ def draw_tape(tape, target=None, step=None, gradients=None, sources=None, show_v
         edge_style = dict(color="#d2691e", penwidth="2") if index in done else {}
         numbered = len(e.input_ids) > 1
         for k, tid in enumerate(e.input_ids):
-            g.edge(f"t{tid}", f"op{index}", label=str(k) if numbered else None, **edge_style)
+            flows = edge_style if tensors[tid].dtype.is_floating else {}
+            g.edge(f"t{tid}", f"op{index}", label=str(k) if numbered else None, **flows)
         for tid in e.output_ids:
             g.edge(f"op{index}", f"t{tid}", **edge_style)
     return Diagram(g)

@@ -30,6 +30,7 @@ import enum
 
 from ..framework.context import ctx
 from ..framework.dtypes import as_dtype
+from ..framework.registry import call_gradient
 from ..framework.tensor import EagerTensor, Tensor
 from ..framework.tensor_shape import TensorShape
 from ..util import nest
@@ -106,16 +107,8 @@ class RecordedOp:
     def input_grads(self, output_grads):
         """Call the gradient function; always returns one entry per input."""
         if self.backward is not None:
-            grads = self.backward(*output_grads)
-        else:
-            grads = self.op_def.grad(self, *output_grads)
-        n = len(self.input_ids)
-        if n == 1 and not isinstance(grads, (list, tuple)):
-            return [grads]
-        grads = list(grads)
-        if len(grads) != n:
-            raise ValueError(f"The gradient of {self.type} returned {len(grads)} values for {n} inputs")
-        return grads
+            return call_gradient(self, lambda op, *g: self.backward(*g), output_grads)
+        return call_gradient(self, self.op_def.grad, output_grads)
 
     def __repr__(self):
         return f"<RecordedOp {self.type}>"

@@ -22,12 +22,15 @@ class _Context(threading.local):
         self.replica_context = None  # set by tf.distribute inside strategy.run
         self.strategy_stack = []     # strategies whose scope() is active
         self.variable_watchers = []  # sets collecting variables read (custom_gradient)
+        if not _eager_enabled[0]:    # TF1 mode (disable_eager_execution): new threads build graphs too
+            from .graph import get_default_graph
+            self.graph = get_default_graph()
 
-
-ctx = _Context()
 
 # ``tf.compat.v1.disable_eager_execution`` flips this for the whole process.
 _eager_enabled = [True]
+
+ctx = _Context()
 
 
 def executing_eagerly():

@@ -22,7 +22,7 @@ graph construction and ``Session.run``. This is the autodidax pattern:
 from .tensor_shape import TensorShape, as_shape
 
 __all__ = ["OpDef", "register_op", "get_op", "RegisterGradient", "NotDifferentiable",
-           "InferenceContext", "registered_ops"]
+           "InferenceContext", "registered_ops", "call_gradient"]
 
 _REGISTRY = {}
 
@@ -31,10 +31,10 @@ class OpDef:
     """One registered op. See the module docstring for the meaning of each field."""
 
     __slots__ = ("name", "make_kernel", "infer", "grad", "num_outputs", "stateful",
-                 "saves_inputs", "saves_outputs", "_kernels", "cpu_kernel", "doc")
+                 "saves_inputs", "saves_outputs", "_kernels", "cpu_kernel", "needs_runtime", "doc")
 
     def __init__(self, name, kernel, infer=None, grad=None, num_outputs=1, stateful=False,
-                 saves_inputs=True, saves_outputs=True, doc=""):
+                 saves_inputs=True, saves_outputs=True, needs_runtime=False, doc=""):
         self.name = name
         self.make_kernel = kernel
         self.infer = infer
@@ -45,6 +45,7 @@ class OpDef:
         self.saves_outputs = saves_outputs   # does ``grad`` read the output *values*?
         self._kernels = {}
         self.cpu_kernel = None               # the NumPy kernel, built on first use (the hot path reads it)
+        self.needs_runtime = needs_runtime   # graph executors pass ``_runtime=`` (session state: resources)
         self.doc = doc
 
     def kernel(self, backend):
@@ -104,6 +105,23 @@ class RegisterGradient:
 def NotDifferentiable(op_type):  # noqa: N802  (TF's name)
     """Declare that an op has no gradient: the tape will not record it."""
     get_op(op_type).grad = None
+
+
+def call_gradient(op, grad_fn, output_grads):
+    """Run a gradient function and return exactly one entry (gradient or None) per input of ``op``.
+
+    Shared by the tape (eager) and by symbolic gradients (graph mode).
+    """
+    grads = grad_fn(op, *output_grads)
+    n = len(op.inputs)
+    if n == 1 and not isinstance(grads, (list, tuple)):
+        return [grads]
+    if grads is None:
+        return [None] * n
+    grads = list(grads)
+    if len(grads) != n:
+        raise ValueError(f"The gradient of {op.type} returned {len(grads)} values for {n} inputs")
+    return grads
 
 
 class InferenceContext:

@@ -4,31 +4,48 @@ Each op is one ``register_op`` call: kernel factory, shape function, gradient.
 Gradients are written with the public functions of this package, so they are
 ordinary recorded ops and can be differentiated again.
 
+Dtypes: each op accepts exactly the dtypes TensorFlow's op definition accepts
+(``Mul`` refuses ``bool``, ``Pow`` refuses unsigned integers, ``SquaredDifference``
+takes only floats, int32 and int64, ...). Asking for another dtype raises TF's
+``InvalidArgumentError`` ("Value for attr 'T' of ... is not in the list of allowed
+values"). Two tensors of different dtypes are never promoted: cast one of them.
+
 Broadcasting gradients: if ``x`` of shape (3, 1) was broadcast against (3, 4),
 the gradient arriving for the result has shape (3, 4) and must be summed back
 to (3, 1). :func:`unbroadcast` does that for every broadcasting op.
+
+The hot path: ``tf.add(a, b)`` on two eager tensors of the same, allowed dtype
+skips argument conversion and runs the kernel directly (see :func:`_binary`);
+anything else takes the general path, which applies every rule and error.
 """
 import numpy as np
 
+from ..eager.execute import record
 from ..framework import dtypes
+from ..framework.backend import NUMPY
 from ..framework.context import ctx
-from ..framework.errors import InvalidArgumentError
+from ..framework.errors import InvalidArgumentError, NotFoundError
 from ..framework.registry import register_op
-from ..framework.tensor import Tensor
+from ..framework.tensor import EagerTensor, Tensor
 from . import _shapes
-from ._dispatch import FLOAT, INTEGER, NUMERIC, binary_inputs, check_dtype, execute, to_tensor
+from ._dispatch import FLOAT, INTEGER, NUMERIC, _adopt, binary_inputs, check_dtype, execute, to_tensor
 
+# The names TensorFlow exports at the top level (``tf.add``); ``engine/__init__`` star-imports
+# them. Functions that live only in ``tf.math`` (``tf.math.log``) or ``tf.bitwise`` are defined
+# here too and exported by ``engine/math.py``.
 __all__ = [
-    "add", "subtract", "multiply", "divide", "truediv", "realdiv", "floordiv", "floormod", "mod", "pow",
-    "negative", "abs", "sign", "exp", "log", "log1p", "sqrt", "rsqrt", "square", "sin", "cos", "tanh",
-    "sigmoid", "reciprocal", "maximum", "minimum", "squared_difference", "equal", "not_equal", "less",
-    "less_equal", "greater", "greater_equal", "logical_and", "logical_or", "logical_not", "logical_xor",
-    "bitwise_and", "bitwise_or", "bitwise_xor", "invert", "cast", "clip_by_value", "round", "floor", "ceil",
-    "add_n", "divide_no_nan", "is_nan", "is_finite", "is_inf", "scalar_mul",
+    "add", "subtract", "multiply", "divide", "truediv", "realdiv", "pow", "negative", "abs", "sign", "exp",
+    "sqrt", "square", "sin", "cos", "tanh", "sigmoid", "maximum", "minimum", "equal", "not_equal", "less",
+    "less_equal", "greater", "greater_equal", "logical_and", "logical_or", "logical_not", "cast",
+    "clip_by_value", "round", "floor", "add_n", "scalar_mul", "truncatediv", "truncatemod",
 ]
 
 _BOOL = frozenset([dtypes.bool])
-_SIGNED = NUMERIC - frozenset([dtypes.uint8, dtypes.uint16, dtypes.uint32, dtypes.uint64])
+_STRING = frozenset([dtypes.string])
+_UNSIGNED = frozenset([dtypes.uint8, dtypes.uint16, dtypes.uint32, dtypes.uint64])
+_SIGNED = NUMERIC - _UNSIGNED
+_SIGNED_INT = INTEGER - _UNSIGNED
+_NO_ATTRS = {}
 
 
 # --------------------------------------------------------------------------------------
@@ -60,13 +77,104 @@ def unbroadcast(grad, x):
 
 
 # --------------------------------------------------------------------------------------
+# Quiet floating point
+# --------------------------------------------------------------------------------------
+# TF computes ``0 * inf``, ``exp(1000.)`` or ``int8(127) + int8(1)`` without a word; NumPy warns
+# ("overflow encountered in exp"), or raises if the user set ``np.seterr(all="raise")`` or turned
+# warnings into errors. So arithmetic kernels run in NumPy's "ignore" error state. ``np.errstate``
+# does that but costs ~1.5 us per use in NumPy 2, more than a small op itself; inside, it only sets
+# a context variable to a prepared state, so ``_FP_STATE.set(_FP_IGNORE)`` does exactly that
+# directly. (On a NumPy without that private name, kernels fall back to ``np.errstate``.)
+try:
+    from numpy._core._ufunc_config import _extobj_contextvar as _FP_STATE
+    from numpy._core.umath import _make_extobj
+    _FP_IGNORE = _make_extobj(all="ignore")
+except (ImportError, AttributeError):  # pragma: no cover  (other NumPy versions)
+    import contextvars
+    _FP_STATE, _FP_IGNORE = contextvars.ContextVar("engine_unused_fp_state"), None
+
+
+class quiet:
+    """``with quiet():`` computes without NumPy floating-point warnings (a cheap ``np.errstate``)."""
+
+    __slots__ = ("_token", "_fallback")
+
+    def __enter__(self):
+        if _FP_IGNORE is None:  # pragma: no cover
+            self._fallback = np.errstate(all="ignore")
+            self._fallback.__enter__()
+        else:
+            self._token = _FP_STATE.set(_FP_IGNORE)
+        return self
+
+    def __exit__(self, *exc):
+        if _FP_IGNORE is None:  # pragma: no cover
+            self._fallback.__exit__(*exc)
+        else:
+            _FP_STATE.reset(self._token)
+        return False
+
+
+def _errstate(fn):
+    """Wrap a kernel so it runs without floating-point warnings."""
+    if _FP_IGNORE is None:  # pragma: no cover
+        def kernel(*args, **kwargs):
+            with np.errstate(all="ignore"):
+                return fn(*args, **kwargs)
+        return kernel
+
+    def kernel(*args, **kwargs):
+        token = _FP_STATE.set(_FP_IGNORE)
+        try:
+            return fn(*args, **kwargs)
+        finally:
+            _FP_STATE.reset(token)
+    return kernel
+
+
+def _quiet_factory(make_kernel):
+    return lambda xp: _errstate(make_kernel(xp))
+
+
+# --------------------------------------------------------------------------------------
 # Registration helpers
 # --------------------------------------------------------------------------------------
-def _unary(op_name, make_kernel, grad, allowed, saves_inputs=True, saves_outputs=False, doc=""):
-    op = register_op(op_name, kernel=make_kernel, infer=_shapes.same_as_input, grad=grad,
+def _np_dtypes(allowed):
+    """The NumPy dtypes of a set of DTypes: the hot path checks ``array.dtype in ...`` directly."""
+    return frozenset(d._np for d in allowed if d._np is not None and d is not dtypes.string)
+
+
+# ``OP_DTYPES[op_name]``: the NumPy dtypes each binary op accepts (filled in by ``_binary``).
+# ``overloads.py`` can consult it so that its operator fast path refuses what the op refuses.
+OP_DTYPES = {}
+
+
+def _unary(op_name, make_kernel, grad, allowed, saves_inputs=True, saves_outputs=False, infer=None, quiet_fp=True,
+           doc=""):
+    """Register an elementwise unary op and build its public function (fast path as in :func:`_binary`)."""
+    op = register_op(op_name, kernel=_quiet_factory(make_kernel) if quiet_fp else make_kernel,
+                     infer=infer or _shapes.same_as_input, grad=grad,
                      saves_inputs=saves_inputs, saves_outputs=saves_outputs, doc=doc)
+    allowed_np = _np_dtypes(allowed)
+    raw = make_kernel(np) if quiet_fp and _FP_IGNORE is not None else op.kernel(NUMPY)
+    fp_set, fp_reset, fp_ignore = _FP_STATE.set, _FP_STATE.reset, _FP_IGNORE
 
     def public(x, name=None):
+        if type(x) is EagerTensor:   # fast path, as in _binary
+            xv = x._value
+            device = x._device
+            c = ctx
+            if xv.dtype in allowed_np and device.backend is NUMPY and c.device is None and c.graph is None:
+                token = fp_set(fp_ignore)
+                try:
+                    out = EagerTensor(raw(xv), device)
+                except Exception:
+                    return execute(op, (x,))
+                finally:
+                    fp_reset(token)
+                if c.tapes:
+                    record(op, (x,), _NO_ATTRS, (out,))
+                return out
         x = to_tensor(x)
         check_dtype(op_name, x, allowed)
         return execute(op, (x,), name=name)
@@ -76,11 +184,43 @@ def _unary(op_name, make_kernel, grad, allowed, saves_inputs=True, saves_outputs
 
 
 def _binary(op_name, make_kernel, grad, allowed, out_dtype=None, saves_inputs=True, saves_outputs=False,
-            doc=""):
-    op = register_op(op_name, kernel=make_kernel, infer=_shapes.broadcast_infer(out_dtype), grad=grad,
+            quiet_fp=True, doc=""):
+    """Register a broadcasting binary op and build its public function.
+
+    The public function has two paths. The *fast path* handles the commonest call,
+    two eager NumPy tensors of one allowed dtype on one device, with no device scope:
+    it calls the kernel and records on the tape exactly as ``execute`` would, without
+    converting arguments. A kernel error there re-runs through ``execute`` so the user
+    sees the same error message. Every other call takes the *general path*: convert
+    Python values (which adopt the tensor's dtype), refuse mismatched dtypes, check
+    the op accepts the dtype, then ``execute``.
+
+    ``quiet_fp``: run the kernel in NumPy's "ignore" error state (see ``_FP_STATE``).
+    """
+    op = register_op(op_name, kernel=_quiet_factory(make_kernel) if quiet_fp else make_kernel,
+                     infer=_shapes.broadcast_infer(out_dtype), grad=grad,
                      saves_inputs=saves_inputs, saves_outputs=saves_outputs, doc=doc)
+    allowed_np = OP_DTYPES[op_name] = _np_dtypes(allowed)
+    raw = make_kernel(np) if quiet_fp and _FP_IGNORE is not None else op.kernel(NUMPY)
+    fp_set, fp_reset, fp_ignore = _FP_STATE.set, _FP_STATE.reset, _FP_IGNORE
 
     def public(x, y, name=None):
+        if type(x) is EagerTensor and type(y) is EagerTensor:
+            xv, yv = x._value, y._value
+            device = x._device
+            c = ctx
+            if (xv.dtype == yv.dtype and xv.dtype in allowed_np and device is y._device
+                    and device.backend is NUMPY and c.device is None and c.graph is None):
+                token = fp_set(fp_ignore)
+                try:
+                    out = EagerTensor(raw(xv, yv), device)
+                except Exception:
+                    return execute(op, (x, y))  # re-run for TF's error message
+                finally:
+                    fp_reset(token)
+                if c.tapes:
+                    record(op, (x, y), _NO_ATTRS, (out,))
+                return out
         x, y = binary_inputs(op_name, x, y)
         check_dtype(op_name, x, allowed)
         return execute(op, (x, y), name=name)
@@ -88,18 +228,18 @@ def _binary(op_name, make_kernel, grad, allowed, out_dtype=None, saves_inputs=Tr
     public.__doc__ = doc or f"Elementwise ``{op_name}`` with broadcasting."
     return op, public
 
-
-def _errstate(fn):
-    """Silence NumPy's floating-point warnings inside a kernel: TF returns inf/nan quietly."""
-    def kernel(*args, **kwargs):
-        with np.errstate(all="ignore"):
-            return fn(*args, **kwargs)
-    return kernel
-
-
 def _check_int_divisor(xp, y):
     if y.dtype.kind in "iu" and not xp.all(y):
         raise InvalidArgumentError(None, None, "Integer division by zero")
+
+
+def _no_kernel(op_name, tensor, kernels):
+    """TF's error for a dtype its op definition allows but no CPU kernel implements."""
+    raise NotFoundError(
+        None, None, f"Could not find device for node: {{{{node {op_name}}}}} = {op_name}[T=DT_"
+                    f"{tensor.dtype.name.upper()}]\nAll kernels registered for op {op_name}: T in "
+                    f"[{', '.join(sorted(d.name for d in kernels))}]; cast the input to a float dtype. "
+                    f"[Op:{op_name}]")
 
 
 # --------------------------------------------------------------------------------------
@@ -126,17 +266,23 @@ def _realdiv_grad(op, grad):
             unbroadcast(multiply(grad, realdiv(realdiv(negative(x), y), y)), y))
 
 
+def _div_no_nan_grad(op, grad):
+    x, y = op.inputs
+    return (unbroadcast(_div_no_nan_op(grad, y), x),
+            unbroadcast(multiply(grad, _div_no_nan_op(_div_no_nan_op(negative(x), y), y)), y))
+
+
 def _floormod_grad(op, grad):
     x, y = op.inputs
     return unbroadcast(grad, x), unbroadcast(multiply(grad, negative(floordiv(x, y))), y)
 
 
 def _pow_grad(op, grad):
+    """TF's rule: ``dx = g * y * x**(y-1)``; ``dy = g * z * log(x)`` with ``log(x)`` taken as 0 where x <= 0."""
     x, y = op.inputs
     z = op.outputs[0]
     from . import array_ops
     gx = multiply(grad, multiply(y, pow(x, subtract(y, 1))))
-    # d/dy x**y = z * log(x); define it as 0 where x <= 0 to avoid a false NaN.
     positive = greater(x, 0)
     safe_x = array_ops.where(positive, x, array_ops.ones_like(x))
     log_x = array_ops.where(positive, log(safe_x), array_ops.zeros_like(x))
@@ -164,16 +310,30 @@ def _squared_difference_grad(op, grad):
 def _floordiv_kernel(xp):
     def k(x, y):
         _check_int_divisor(xp, y)
-        with np.errstate(all="ignore"):
-            return xp.floor_divide(x, y)
+        return xp.floor_divide(x, y)
     return k
 
 
 def _floormod_kernel(xp):
     def k(x, y):
         _check_int_divisor(xp, y)
-        with np.errstate(all="ignore"):
-            return xp.remainder(x, y)
+        return xp.remainder(x, y)
+    return k
+
+
+def _truncate_kernel(xp, mod):
+    """C-style division and remainder (round toward zero), as ``TruncateDiv``/``TruncateMod``.
+
+    ``fmod`` is C's remainder (sign of ``x``); the truncated quotient is then exact.
+    """
+    def k(x, y):
+        _check_int_divisor(xp, y)
+        r = xp.fmod(x, y)
+        if mod:
+            return r
+        if x.dtype.kind == "f":
+            return xp.trunc(x / y)
+        return ((x - r) // y).astype(x.dtype)[()]
     return k
 
 
@@ -181,45 +341,98 @@ def _pow_kernel(xp):
     def k(x, y):
         if y.dtype.kind in "iu" and xp.any(y < 0):
             raise InvalidArgumentError(None, None, "Integers to negative integer powers are not allowed")
-        with np.errstate(all="ignore"):
-            return xp.power(x, y)
+        return xp.power(x, y)
     return k
 
 
+def _div_no_nan_kernel(xp):
+    def k(x, y):
+        return xp.where(y == 0, xp.zeros((), dtype=x.dtype), x / y)[()]
+    return k
+
+
+_FLOAT_NP = _np_dtypes(FLOAT)
+_POW_TYPES = FLOAT | _SIGNED_INT
+_SQDIFF_TYPES = FLOAT | frozenset([dtypes.int32, dtypes.int64])
+
 _ADD, add = _binary("AddV2", lambda xp: xp.add, _add_grad, NUMERIC, saves_inputs=False,
-                    doc="``x + y`` with broadcasting.")
+                    doc="``x + y`` with broadcasting (op ``AddV2``).")
 _SUB, subtract = _binary("Sub", lambda xp: xp.subtract, _sub_grad, NUMERIC, saves_inputs=False,
                          doc="``x - y`` with broadcasting.")
-_MUL, multiply = _binary("Mul", lambda xp: xp.multiply, _mul_grad, NUMERIC | _BOOL,
-                         doc="``x * y`` with broadcasting.")
-_REALDIV, realdiv = _binary("RealDiv", lambda xp: _errstate(xp.true_divide), _realdiv_grad, FLOAT,
-                            doc="``x / y`` for floating-point tensors.")
+_MUL, multiply = _binary("Mul", lambda xp: xp.multiply, _mul_grad, NUMERIC,
+                         doc="``x * y`` with broadcasting. ``tf.multiply`` refuses bool (the ``*`` operator "
+                             "on bool tensors computes a logical AND, see :func:`_mul_operator`).")
+_REALDIV, _realdiv = _binary("RealDiv", lambda xp: xp.true_divide, _realdiv_grad, FLOAT,
+                             doc="``x / y`` for floating-point tensors.")
 _FLOORDIV, floordiv = _binary("FloorDiv", _floordiv_kernel, lambda op, g: (None, None), NUMERIC,
                               saves_inputs=False, doc="``x // y``: floor division; no gradient.")
 _FLOORMOD, floormod = _binary("FloorMod", _floormod_kernel, _floormod_grad, NUMERIC,
                               doc="``x % y`` with the sign of ``y`` (Python semantics).")
 mod = floormod
-_POW, pow = _binary("Pow", _pow_kernel, _pow_grad, NUMERIC, saves_outputs=True,  # noqa: A001
-                    doc="``x ** y`` elementwise.")
+_TRUNCDIV, truncatediv = _binary("TruncateDiv", lambda xp: _truncate_kernel(xp, False), None, NUMERIC,
+                                 doc="Division rounding toward zero (C semantics): ``-7 // 2 == -3``.")
+_TRUNCMOD, truncatemod = _binary("TruncateMod", lambda xp: _truncate_kernel(xp, True), None,
+                                 NUMERIC - frozenset([dtypes.float16]),
+                                 doc="Remainder with the sign of ``x`` (C's ``fmod``).")
+_POW, pow = _binary("Pow", _pow_kernel, _pow_grad, _POW_TYPES, saves_outputs=True,  # noqa: A001
+                    doc="``x ** y`` elementwise. Integer powers refuse negative exponents.")
 _MAXIMUM, maximum = _binary("Maximum", lambda xp: xp.maximum, _max_min_grad(lambda x, y: greater_equal(x, y)),
-                            NUMERIC, doc="Elementwise max; on ties the gradient goes to ``x``.")
+                            NUMERIC, quiet_fp=False, doc="Elementwise max (NaN wins); on ties the gradient goes to ``x``.")
 _MINIMUM, minimum = _binary("Minimum", lambda xp: xp.minimum, _max_min_grad(lambda x, y: less_equal(x, y)),
-                            NUMERIC, doc="Elementwise min; on ties the gradient goes to ``x``.")
+                            NUMERIC, quiet_fp=False, doc="Elementwise min (NaN wins); on ties the gradient goes to ``x``.")
 _SQDIFF, squared_difference = _binary("SquaredDifference", lambda xp: (lambda x, y: xp.square(x - y)),
-                                      _squared_difference_grad, NUMERIC, doc="``(x - y) ** 2``.")
+                                      _squared_difference_grad, _SQDIFF_TYPES, doc="``(x - y) ** 2``.")
+_DIV_NO_NAN, _div_no_nan_op = _binary("DivNoNan", _div_no_nan_kernel, _div_no_nan_grad, FLOAT,
+                                      doc="``x / y``, but 0 wherever ``y == 0`` (even if x is NaN).")
 
-_TRUEDIV_TARGET = {dtypes.int8: dtypes.float32, dtypes.int16: dtypes.float32, dtypes.uint8: dtypes.float32,
-                   dtypes.uint16: dtypes.float32, dtypes.int32: dtypes.float64, dtypes.int64: dtypes.float64,
-                   dtypes.uint32: dtypes.float64, dtypes.uint64: dtypes.float64}
+# TF's table for ``/``: integers become floats first; bool has no division at all.
+_TRUEDIV_TARGET = {dtypes.uint8: dtypes.float32, dtypes.int8: dtypes.float32, dtypes.uint16: dtypes.float32,
+                   dtypes.int16: dtypes.float32, dtypes.uint32: dtypes.float64, dtypes.int32: dtypes.float64,
+                   dtypes.uint64: dtypes.float64, dtypes.int64: dtypes.float64,
+                   dtypes.float16: None, dtypes.float32: None, dtypes.float64: None}
+
+
+def _convert_pair(x, y):
+    """``binary_inputs`` without the dtype check: a Python value adopts the other side's dtype."""
+    if not isinstance(x, Tensor):
+        if isinstance(y, Tensor) or hasattr(y, "__tf_tensor__"):
+            y = to_tensor(y)
+            x = _adopt(x, y)
+        else:
+            x = to_tensor(x)
+            y = _adopt(y, x)
+    elif not isinstance(y, Tensor):
+        y = _adopt(y, x)
+    return x, y
+
+
+def _division_inputs(x, y, where):
+    """Convert and check the operands of ``/`` and ``divide_no_nan``, cast integers to float.
+
+    As in TF, mismatched dtypes and bool are ``TypeError`` (raised in Python, before any op).
+    """
+    x, y = _convert_pair(x, y)
+    if x.dtype != y.dtype:
+        raise TypeError(f"`x` and `y` must have the same dtype, got {x.dtype!r} != {y.dtype!r}.")
+    if x.dtype not in _TRUEDIV_TARGET:
+        raise TypeError(f"Invalid dtype {x.dtype!r} in {where}. Expected one of "
+                        f"{{{', '.join(repr(d) for d in _TRUEDIV_TARGET)}}}.")
+    target = _TRUEDIV_TARGET[x.dtype]
+    if target is not None:
+        x, y = cast(x, target), cast(y, target)
+    return x, y
 
 
 def truediv(x, y, name=None):
-    """``x / y``. Integer inputs are first cast to float (int32/int64 -> float64, smaller -> float32), as TF does."""
-    x, y = binary_inputs("RealDiv", x, y)
-    target = _TRUEDIV_TARGET.get(x.dtype)
-    if target is not None:
-        x, y = cast(x, target), cast(y, target)
-    check_dtype("RealDiv", x, FLOAT)
+    """``x / y``. Integers are first cast to float (int8/16, uint8/16 -> float32; 32/64-bit -> float64).
+
+    Python values adopt the tensor's dtype (``2 / x``); two tensors of different
+    dtypes raise ``TypeError``, as in TF.
+    """
+    if type(x) is EagerTensor and type(y) is EagerTensor and x._value.dtype == y._value.dtype \
+            and x._value.dtype in _FLOAT_NP:
+        return _realdiv(x, y, name=name)   # the common case: already floats of one dtype
+    x, y = _division_inputs(x, y, "__truediv__")
     return execute(_REALDIV, (x, y), name=name)
 
 
@@ -228,18 +441,38 @@ def divide(x, y, name=None):
     return truediv(x, y, name=name)
 
 
+def realdiv(x, y, name=None):
+    """``RealDiv``: ``x / y`` for floats only (no integer-to-float conversion)."""
+    if type(x) is EagerTensor and type(y) is EagerTensor and x._value.dtype in _FLOAT_NP:
+        return _realdiv(x, y, name=name)
+    x, y = binary_inputs("RealDiv", x, y)
+    if x.dtype.is_integer:
+        _no_kernel("RealDiv", x, FLOAT)
+    return _realdiv(x, y, name=name)
+
+
 def divide_no_nan(x, y, name=None):
-    """``x / y``, but 0 wherever ``y == 0``."""
-    from . import array_ops
-    x, y = binary_inputs("DivNoNan", x, y)
-    zero = equal(y, 0)
-    safe_y = array_ops.where(zero, array_ops.ones_like(y), y)
-    result = truediv(x, safe_y)
-    return array_ops.where(zero, array_ops.zeros_like(result), result)
+    """``x / y``, but 0 wherever ``y == 0``. Integers are first cast to float, as for ``/``."""
+    x, y = _division_inputs(x, y, "tf.math.divide_no_nan")
+    return execute(_DIV_NO_NAN, (x, y), name=name)
 
 
 def scalar_mul(scalar, x, name=None):
-    return multiply(scalar, x)
+    """Multiply ``x`` by a 0-D ``scalar`` (converted to ``x``'s dtype)."""
+    x = to_tensor(x)
+    from ..framework.tensor import convert_to_tensor
+    scalar = convert_to_tensor(scalar, dtype=x.dtype)
+    if scalar.shape.rank != 0:
+        raise ValueError(f"The input scalar must be a 0-D value. Received shape {scalar.shape}.")
+    return multiply(scalar, x, name=name)
+
+
+def _mul_operator(x, y):
+    """The ``*`` operator: TF multiplies bool tensors as int32 and casts back (a logical AND)."""
+    x, y = _convert_pair(x, y)
+    if x.dtype.is_bool or y.dtype.is_bool:
+        return cast(multiply(cast(x, dtypes.int32), cast(y, dtypes.int32)), dtypes.bool)
+    return multiply(x, y)
 
 
 # --------------------------------------------------------------------------------------
@@ -252,28 +485,30 @@ def _zeros_grad(op, grad):
 
 _NEG, negative = _unary("Neg", lambda xp: xp.negative, lambda op, g: negative(g), _SIGNED, saves_inputs=False,
                         doc="``-x``.")
+neg = negative
 _ABS, abs = _unary("Abs", lambda xp: xp.abs, lambda op, g: multiply(g, sign(op.inputs[0])), _SIGNED,  # noqa: A001
                    doc="``|x|``; the gradient is ``sign(x)`` (0 at 0).")
-_SIGN, sign = _unary("Sign", lambda xp: xp.sign, _zeros_grad, _SIGNED, saves_inputs=False,
-                     doc="-1, 0 or 1; the gradient is zero everywhere.")
-_EXP, exp = _unary("Exp", lambda xp: _errstate(xp.exp), lambda op, g: multiply(g, op.outputs[0]), FLOAT,
+_SIGN, sign = _unary("Sign", lambda xp: xp.sign, _zeros_grad,
+                     _SIGNED, saves_inputs=False, doc="-1, 0 or 1 (NaN for NaN); the gradient is zero everywhere.")
+_EXP, exp = _unary("Exp", lambda xp: xp.exp, lambda op, g: multiply(g, op.outputs[0]), FLOAT,
                    saves_inputs=False, saves_outputs=True, doc="``e**x``; the gradient reuses the output.")
-_LOG, log = _unary("Log", lambda xp: _errstate(xp.log), lambda op, g: multiply(g, reciprocal(op.inputs[0])),
-                   FLOAT, doc="Natural logarithm.")
-_LOG1P, log1p = _unary("Log1p", lambda xp: _errstate(xp.log1p),
+_LOG, log = _unary("Log", lambda xp: xp.log, lambda op, g: multiply(g, reciprocal(op.inputs[0])),
+                   FLOAT, doc="Natural logarithm (``-inf`` at 0, NaN below).")
+_LOG1P, log1p = _unary("Log1p", lambda xp: xp.log1p,
                        lambda op, g: multiply(g, reciprocal(add(op.inputs[0], 1))), FLOAT,
                        doc="``log(1 + x)``, accurate for small ``x``.")
-_SQRT, sqrt = _unary("Sqrt", lambda xp: _errstate(xp.sqrt),
+_SQRT, sqrt = _unary("Sqrt", lambda xp: xp.sqrt,
                      lambda op, g: realdiv(multiply(g, 0.5), op.outputs[0]), FLOAT,
-                     saves_inputs=False, saves_outputs=True, doc="Square root.")
-_RSQRT, rsqrt = _unary("Rsqrt", lambda xp: _errstate(lambda x: xp.reciprocal(xp.sqrt(x))),
+                     saves_inputs=False, saves_outputs=True, doc="Square root; gradient ``0.5 / y``.")
+_RSQRT, rsqrt = _unary("Rsqrt", lambda xp: (lambda x: xp.reciprocal(xp.sqrt(x))),
                        lambda op, g: multiply(g, multiply(-0.5, pow(op.outputs[0], 3))), FLOAT,
-                       saves_inputs=False, saves_outputs=True, doc="``1 / sqrt(x)``.")
+                       saves_inputs=False, saves_outputs=True, doc="``1 / sqrt(x)``; gradient ``-y**3 / 2``.")
 _SQUARE, square = _unary("Square", lambda xp: xp.square,
                          lambda op, g: multiply(g, multiply(op.inputs[0], 2)), NUMERIC, doc="``x * x``.")
-_SIN, sin = _unary("Sin", lambda xp: xp.sin, lambda op, g: multiply(g, cos(op.inputs[0])), FLOAT, doc="Sine.")
-_COS, cos = _unary("Cos", lambda xp: xp.cos, lambda op, g: multiply(g, negative(sin(op.inputs[0]))), FLOAT,
-                   doc="Cosine.")
+_SIN, sin = _unary("Sin", lambda xp: xp.sin, lambda op, g: multiply(g, cos(op.inputs[0])), FLOAT,
+                   doc="Sine.")
+_COS, cos = _unary("Cos", lambda xp: xp.cos,
+                   lambda op, g: multiply(g, negative(sin(op.inputs[0]))), FLOAT, doc="Cosine.")
 _TANH, tanh = _unary("Tanh", lambda xp: xp.tanh,
                      lambda op, g: multiply(g, subtract(1, square(op.outputs[0]))), FLOAT,
                      saves_inputs=False, saves_outputs=True, doc="Hyperbolic tangent; gradient ``1 - y**2``.")
@@ -281,67 +516,108 @@ _TANH, tanh = _unary("Tanh", lambda xp: xp.tanh,
 
 def _sigmoid_kernel(xp):
     def k(x):
-        with np.errstate(all="ignore"):
+        with quiet():
             # numerically stable in both tails
             e = xp.exp(-xp.abs(x))
             return xp.where(x >= 0, 1 / (1 + e), e / (1 + e)).astype(x.dtype)[()]
     return k
 
 
+def _round_kernel(xp):
+    def k(x):
+        return xp.rint(x) if x.dtype.kind == "f" else x   # integers are already round: same dtype
+    return k
+
+
 _SIGMOID, sigmoid = _unary("Sigmoid", _sigmoid_kernel,
                            lambda op, g: multiply(g, multiply(op.outputs[0], subtract(1, op.outputs[0]))),
-                           FLOAT, saves_inputs=False, saves_outputs=True,
+                           FLOAT, saves_inputs=False, saves_outputs=True, quiet_fp=False,
                            doc="``1 / (1 + exp(-x))``; gradient ``y * (1 - y)``.")
-_RECIPROCAL, reciprocal = _unary("Reciprocal", lambda xp: _errstate(xp.reciprocal),
-                                 lambda op, g: multiply(g, negative(square(op.outputs[0]))), FLOAT,
-                                 saves_inputs=False, saves_outputs=True, doc="``1 / x``.")
-_ROUND, round = _unary("Round", lambda xp: xp.rint, lambda op, g: None, NUMERIC, saves_inputs=False,  # noqa: A001
-                       doc="Round half to even (banker's rounding), as TF does. No gradient.")
-_FLOOR, floor = _unary("Floor", lambda xp: xp.floor, lambda op, g: None, FLOAT, saves_inputs=False,
+_RECIPROCAL, _reciprocal = _unary("Reciprocal", lambda xp: xp.reciprocal,
+                                  lambda op, g: multiply(g, negative(square(op.outputs[0]))), FLOAT,
+                                  saves_inputs=False, saves_outputs=True, doc="``1 / x``.")
+_ROUND, round = _unary("Round", _round_kernel, lambda op, g: None, NUMERIC, saves_inputs=False,  # noqa: A001
+                       quiet_fp=False,
+                       doc="Round half to even (banker's rounding), as TF does. Integers are unchanged. "
+                           "No gradient.")
+_FLOOR, floor = _unary("Floor", lambda xp: xp.floor, lambda op, g: None, FLOAT, saves_inputs=False, quiet_fp=False,
                        doc="Largest integer not greater than x. No gradient.")
-_CEIL, ceil = _unary("Ceil", lambda xp: xp.ceil, lambda op, g: None, FLOAT, saves_inputs=False,
+_CEIL, ceil = _unary("Ceil", lambda xp: xp.ceil, lambda op, g: None, FLOAT, saves_inputs=False, quiet_fp=False,
                      doc="Smallest integer not less than x. No gradient.")
-_ISNAN, is_nan = _unary("IsNan", lambda xp: xp.isnan, None, FLOAT, doc="True where x is NaN.")
-_ISINF, is_inf = _unary("IsInf", lambda xp: xp.isinf, None, FLOAT, doc="True where x is +-inf.")
-_ISFINITE, is_finite = _unary("IsFinite", lambda xp: xp.isfinite, None, FLOAT, doc="True where x is finite.")
-for _op in (_ISNAN, _ISINF, _ISFINITE):
-    _op.infer = lambda ic: [(dtypes.bool, ic.shape(0))]
+
+
+def _bool_infer(ic):
+    return [(dtypes.bool, ic.shape(0))]
+
+
+_ISNAN, is_nan = _unary("IsNan", lambda xp: xp.isnan, None, FLOAT, infer=_bool_infer, quiet_fp=False,
+                        doc="True where x is NaN.")
+_ISINF, is_inf = _unary("IsInf", lambda xp: xp.isinf, None, FLOAT, infer=_bool_infer, quiet_fp=False,
+                        doc="True where x is +-inf.")
+_ISFINITE, is_finite = _unary("IsFinite", lambda xp: xp.isfinite, None, FLOAT, infer=_bool_infer, quiet_fp=False,
+                              doc="True where x is neither inf nor NaN.")
+
+
+def reciprocal(x, name=None):
+    """``1 / x`` for floats. (TF's op definition lists integers but has no CPU kernel for them.)"""
+    if type(x) is not EagerTensor:
+        x = to_tensor(x)
+    if x.dtype in _SIGNED_INT:
+        _no_kernel("Reciprocal", x, FLOAT)
+    return _reciprocal(x, name=name)
 
 
 # --------------------------------------------------------------------------------------
 # Comparisons and logic: boolean results, no gradient
 # --------------------------------------------------------------------------------------
-def _comparison(op_name, ufunc, doc):
-    op, public = _binary(op_name, lambda xp: getattr(xp, ufunc), None, NUMERIC | _BOOL, out_dtype=dtypes.bool,
-                         doc=doc)
+def _comparison(op_name, ufunc, allowed, doc):
+    return _binary(op_name, lambda xp: getattr(xp, ufunc), None, allowed, out_dtype=dtypes.bool, quiet_fp=False,
+                   doc=doc)
+
+
+_EQUAL, equal = _comparison("Equal", "equal", NUMERIC | _BOOL | _STRING, "``x == y`` elementwise, with broadcasting.")
+_NOT_EQUAL, not_equal = _comparison("NotEqual", "not_equal", NUMERIC | _BOOL | _STRING,
+                                    "``x != y`` elementwise, with broadcasting.")
+_LESS, less = _comparison("Less", "less", NUMERIC, "``x < y`` elementwise.")
+_LESS_EQUAL, less_equal = _comparison("LessEqual", "less_equal", NUMERIC, "``x <= y`` elementwise.")
+_GREATER, greater = _comparison("Greater", "greater", NUMERIC, "``x > y`` elementwise.")
+_GREATER_EQUAL, greater_equal = _comparison("GreaterEqual", "greater_equal", NUMERIC, "``x >= y`` elementwise.")
+
+
+def _bool_only(op_name, make_kernel, unary, doc):
+    """Logical ops take only bool; TF words the refusal as a dtype mismatch with 'bool'."""
+    if unary:
+        op, fast = _unary(op_name, make_kernel, None, _BOOL, quiet_fp=False, doc=doc)
+    else:
+        op, fast = _binary(op_name, make_kernel, None, _BOOL, quiet_fp=False, doc=doc)
+
+    def public(*args, name=None):
+        if unary:
+            tensors = (to_tensor(args[0]),)
+        else:
+            tensors = binary_inputs(op_name, *args) if not (
+                isinstance(args[0], Tensor) and isinstance(args[1], Tensor)) else args
+        for i, t in enumerate(tensors):
+            if not t.dtype.is_bool:
+                raise InvalidArgumentError(
+                    None, None, f"cannot compute {op_name} as input #{i}(zero-based) was expected to be a bool "
+                                f"tensor but is a {t.dtype.name} tensor [Op:{op_name}]")
+        return fast(*tensors, name=name)
+    public.__name__ = fast.__name__
+    public.__doc__ = doc
     return op, public
 
 
-_EQUAL, _equal = _comparison("Equal", "equal", "``x == y`` elementwise.")
-_NOT_EQUAL, _not_equal = _comparison("NotEqual", "not_equal", "``x != y`` elementwise.")
-_LESS, less = _comparison("Less", "less", "``x < y`` elementwise.")
-_LESS_EQUAL, less_equal = _comparison("LessEqual", "less_equal", "``x <= y`` elementwise.")
-_GREATER, greater = _comparison("Greater", "greater", "``x > y`` elementwise.")
-_GREATER_EQUAL, greater_equal = _comparison("GreaterEqual", "greater_equal", "``x >= y`` elementwise.")
-
-
-def equal(x, y, name=None):
-    """``x == y`` elementwise, with broadcasting."""
-    return _equal(x, y, name=name)
-
-
-def not_equal(x, y, name=None):
-    """``x != y`` elementwise, with broadcasting."""
-    return _not_equal(x, y, name=name)
-
-
-_LOGICAL_AND, logical_and = _binary("LogicalAnd", lambda xp: xp.logical_and, None, _BOOL, doc="Boolean AND.")
-_LOGICAL_OR, logical_or = _binary("LogicalOr", lambda xp: xp.logical_or, None, _BOOL, doc="Boolean OR.")
-_LOGICAL_NOT, logical_not = _unary("LogicalNot", lambda xp: xp.logical_not, None, _BOOL, doc="Boolean NOT.")
-_BITWISE_AND, bitwise_and = _binary("BitwiseAnd", lambda xp: xp.bitwise_and, None, INTEGER, doc="Bitwise AND.")
-_BITWISE_OR, bitwise_or = _binary("BitwiseOr", lambda xp: xp.bitwise_or, None, INTEGER, doc="Bitwise OR.")
-_BITWISE_XOR, bitwise_xor = _binary("BitwiseXor", lambda xp: xp.bitwise_xor, None, INTEGER, doc="Bitwise XOR.")
-_INVERT, invert = _unary("Invert", lambda xp: xp.invert, None, INTEGER, doc="Bitwise NOT.")
+_LOGICAL_AND, logical_and = _bool_only("LogicalAnd", lambda xp: xp.logical_and, False, "Boolean AND.")
+_LOGICAL_OR, logical_or = _bool_only("LogicalOr", lambda xp: xp.logical_or, False, "Boolean OR.")
+_LOGICAL_NOT, logical_not = _bool_only("LogicalNot", lambda xp: xp.logical_not, True, "Boolean NOT.")
+_BITWISE_AND, bitwise_and = _binary("BitwiseAnd", lambda xp: xp.bitwise_and, None, INTEGER, quiet_fp=False,
+                                    doc="Bitwise AND.")
+_BITWISE_OR, bitwise_or = _binary("BitwiseOr", lambda xp: xp.bitwise_or, None, INTEGER, quiet_fp=False,
+                                  doc="Bitwise OR.")
+_BITWISE_XOR, bitwise_xor = _binary("BitwiseXor", lambda xp: xp.bitwise_xor, None, INTEGER, quiet_fp=False,
+                                    doc="Bitwise XOR.")
+_INVERT, invert = _unary("Invert", lambda xp: xp.invert, None, INTEGER, quiet_fp=False, doc="Bitwise NOT.")
 
 
 def logical_xor(x, y, name="LogicalXor"):
@@ -354,7 +630,8 @@ def logical_xor(x, y, name="LogicalXor"):
 # --------------------------------------------------------------------------------------
 def _cast_kernel(xp):
     def k(x, DstT, SrcT=None, Truncate=False):  # noqa: N803 (TF attr names)
-        return x.astype(DstT._np)
+        with quiet():   # out-of-range float -> int is implementation-defined, as in C++
+            return x.astype(DstT._np)
     return k
 
 
@@ -372,9 +649,15 @@ _CAST = register_op("Cast", kernel=_cast_kernel, infer=lambda ic: [(ic.attrs["Ds
 
 
 def cast(x, dtype, name=None):
-    """``tf.cast``: convert to ``dtype``; a no-op if the dtype already matches."""
+    """``tf.cast``: convert to ``dtype``; returns ``x`` itself if the dtype already matches.
+
+    Float to integer truncates toward zero (``-1.7 -> -1``); any nonzero value,
+    NaN included, becomes ``True``. Out-of-range float-to-int conversions are
+    implementation-defined in TF (C++); the engine gives NumPy's results, which
+    agree with TF on x86 except ``+inf`` to unsigned (0 here).
+    """
     dtype = dtypes.as_dtype(dtype)
-    x = to_tensor(x) if isinstance(x, Tensor) or hasattr(x, "__tf_tensor__") else to_tensor(x)
+    x = to_tensor(x)
     if x.dtype == dtype:
         return x
     return execute(_CAST, (x,), {"DstT": dtype, "SrcT": x.dtype, "Truncate": False}, name=name)
@@ -408,13 +691,14 @@ _ADD_N = register_op("AddN", kernel=_add_n_kernel, infer=_add_n_infer, grad=_add
 
 
 def add_n(inputs, name=None):
-    """Add a list of tensors of the same shape and dtype."""
+    """Add a list of tensors of the same shape and dtype (no broadcasting)."""
     if not inputs:
-        raise ValueError("inputs must be a list of at least one Tensor/IndexedSlices with the same dtype "
-                         "and shape")
+        raise ValueError("Inputs must be an iterable of at least one Tensor/IndexedSlices with the same dtype "
+                         "and shape.")
     tensors = [to_tensor(t) for t in inputs]
     from ._dispatch import check_same_dtype
     check_same_dtype("AddN", *tensors)
+    check_dtype("AddN", tensors[0], NUMERIC, "inputs")
     if len(tensors) == 1:
         return tensors[0]
     if ctx.graph is None:
@@ -431,6 +715,14 @@ def clip_by_value(t, clip_value_min, clip_value_max, name=None):
     """Clamp to ``[min, max]``: ``maximum(minimum(t, max), min)``, composed as TF composes it.
 
     The gradient passes through where ``min <= t <= max`` (boundaries included).
+    Bounds may broadcast against ``t`` but must not make the result larger than
+    ``t`` (``ValueError``, as in TF).
     """
-    t = to_tensor(t)
-    return maximum(minimum(t, clip_value_max), clip_value_min)
+    values = to_tensor(t)
+    t_min = minimum(values, clip_value_max)
+    values.shape.assert_is_compatible_with(t_min.shape)
+    t_max = maximum(t_min, clip_value_min)
+    values.shape.assert_is_compatible_with(t_max.shape)
+    return t_max
+
+

@@ -1,2 +1,367 @@
-"""Random ops (``tf.random``). Filled in by the random work."""
-__all__ = []
+"""Random ops (``tf.random``) with TensorFlow's global/op seed rules.
+
+**Seeds.** Every random op has two integer attrs, ``seed`` and ``seed2``, chosen
+by :func:`get_seed` from the global seed (``tf.random.set_seed``) and the op's
+own ``seed=`` argument, following TF's rules exactly:
+
+* neither set: ``(0, 0)``, meaning "nondeterministic": fresh OS entropy;
+* global seed only: the op seed comes from a counter, ``random.Random(global_seed)``
+  (the same Python generator TF uses, so even the op seeds match TF's), so the
+  sequence of results after ``set_seed`` is reproducible;
+* op seed only: a default global seed (87654321) is used with it;
+* both: both determine the sequence.
+
+**Streams.** An op with a given ``(seed, seed2)`` does not return the same value
+every call: as in TF's eager runtime, where a cached kernel keeps its Philox
+counter, each seed pair owns a *stream* that advances with every call. The
+streams live in one place, :data:`STATE` (``STATE.streams``), keyed by
+``(owner, op type, dtype, seed, seed2)``; ``set_seed`` clears them, so
+``set_seed(1); a = uniform([2]); set_seed(1); b = uniform([2])`` gives ``a == b``.
+``owner`` is ``None`` for eager execution. A graph runtime (``tf.function``) that
+wants TF's graph semantics, where every random *node* owns its stream, runs each
+node's kernel inside ``with stream_owner(node):``. Streams are kept in
+least-recently-used order and the oldest are forgotten beyond
+``MAX_STREAMS`` (a long loop of counter-seeded ops would otherwise keep one
+stream per call forever).
+
+**Generators.** A stream is a NumPy ``Generator(Philox(key=[seed, seed2]))``:
+TF also uses Philox keyed by the two seeds, but its bit layout differs, so the
+*values* differ from TF's while the *seed semantics* match. On a GPU device the
+numbers are generated on the host with NumPy and copied to the device, so CPU
+and GPU give identical values for identical seeds.
+"""
+import collections
+import contextlib
+import random as _pyrandom
+import threading
+import weakref
+
+import numpy as np
+
+from ..framework import dtypes
+from ..framework.context import ctx
+from ..framework.errors import InvalidArgumentError
+from ..framework.registry import register_op
+from ..framework.tensor import Tensor, convert_to_tensor
+from ..framework.tensor_shape import TensorShape
+from . import _shapes, math_ops
+from ._dispatch import check_dtype, execute, int_tensor, to_tensor
+
+__all__ = ["set_seed", "uniform", "normal", "truncated_normal", "shuffle"]
+
+DEFAULT_GRAPH_SEED = 87654321
+_MAXINT32 = 2 ** 31 - 1
+MAX_STREAMS = 16384
+
+_UNIFORM_DTYPES = (dtypes.float16, dtypes.float32, dtypes.float64, dtypes.int32, dtypes.int64)
+_FLOAT_DTYPES = frozenset([dtypes.float16, dtypes.float32, dtypes.float64])
+_SHAPE_DTYPES = frozenset([dtypes.int32, dtypes.int64])
+
+
+class _RandomState:
+    """Everything ``tf.random`` remembers, in one structure.
+
+    ``global_seed``: the value of ``set_seed`` (or None). ``op_seeds``: the
+    ``random.Random(global_seed)`` that hands out op seeds in eager mode.
+    ``graph_counters``: per-graph op-seed counters (graph mode numbers its random
+    ops 0, 1, 2 ... as TF does). ``streams``: ``key -> numpy Generator``.
+    """
+
+    def __init__(self):
+        self.lock = threading.RLock()
+        self.global_seed = None
+        self.op_seeds = None
+        self.graph_counters = weakref.WeakKeyDictionary()
+        self.streams = collections.OrderedDict()
+        self.unseeded = np.random.default_rng()
+        self.local = threading.local()   # .owner: the stream owner (None = eager)
+
+    def reset_streams(self):
+        self.streams.clear()
+
+
+STATE = _RandomState()
+
+
+@contextlib.contextmanager
+def stream_owner(owner):
+    """Random kernels run inside this block draw from streams owned by ``owner`` (a graph node)."""
+    previous = getattr(STATE.local, "owner", None)
+    STATE.local.owner = owner
+    try:
+        yield
+    finally:
+        STATE.local.owner = previous
+
+
+def _truncate_seed(seed):
+    return int(seed) % _MAXINT32
+
+
+def set_seed(seed):
+    """``tf.random.set_seed``: set the global seed and restart every random sequence.
+
+    Resets the op-seed counter (so the ops that follow get the same op seeds as
+    after the previous ``set_seed`` with this value) and forgets every stream (so
+    explicitly seeded ops start their sequences again). ``None`` clears the seed.
+    """
+    with STATE.lock:
+        if seed is not None:
+            seed = int(np.asarray(seed)) if not isinstance(seed, int) else seed
+        STATE.global_seed = seed
+        STATE.op_seeds = None if seed is None else _pyrandom.Random(seed)
+        STATE.reset_streams()
+
+
+def get_seed(op_seed):
+    """TF's ``random_seed.get_seed``: the ``(seed, seed2)`` pair for one random op.
+
+    Returns ``(None, None)`` when neither seed is set. In graph mode the global seed
+    is the graph's ``seed`` attribute when it has one, and op seeds count 0, 1, 2 ...
+    per graph.
+    """
+    graph = ctx.graph
+    global_seed = STATE.global_seed if graph is None else getattr(graph, "seed", STATE.global_seed)
+    if global_seed is not None:
+        if op_seed is None:
+            with STATE.lock:
+                if graph is None:
+                    if STATE.op_seeds is None:
+                        STATE.op_seeds = _pyrandom.Random(global_seed)
+                    op_seed = STATE.op_seeds.randint(0, _MAXINT32)
+                else:
+                    op_seed = STATE.graph_counters.get(graph, 0)
+                    STATE.graph_counters[graph] = op_seed + 1
+        seeds = _truncate_seed(global_seed), _truncate_seed(op_seed)
+    elif op_seed is not None:
+        seeds = DEFAULT_GRAPH_SEED, _truncate_seed(op_seed)
+    else:
+        seeds = None, None
+    if seeds == (0, 0):   # (0, 0) means "nondeterministic" to the kernels
+        return 0, _MAXINT32
+    return seeds
+
+
+def _seed_attrs(seed):
+    s1, s2 = get_seed(seed)
+    return {"seed": s1 or 0, "seed2": s2 or 0}
+
+
+def _generator(op_name, dtype, seed, seed2):
+    """The stream for one op type and seed pair (a fresh OS-seeded draw for ``(0, 0)``).
+
+    Call with ``STATE.lock`` held.
+    """
+    if seed == 0 and seed2 == 0:
+        return STATE.unseeded
+    key = (getattr(STATE.local, "owner", None), op_name, dtype.name, int(seed), int(seed2))
+    streams = STATE.streams
+    gen = streams.get(key)
+    if gen is None:
+        gen = np.random.Generator(np.random.Philox(key=np.array([seed, seed2], dtype=np.uint64)))
+        streams[key] = gen
+        if len(streams) > MAX_STREAMS:
+            streams.popitem(last=False)
+    else:
+        streams.move_to_end(key)
+    return gen
+
+
+def _to_device(xp, host):
+    """Random numbers are made on the host; a GPU kernel copies them over."""
+    return host[()] if xp is np else xp.asarray(host)
+
+
+def _shape_from(shape_array, op_name):
+    if getattr(shape_array, "ndim", 0) != 1:
+        raise InvalidArgumentError(None, None, f"shape must be a vector of {{int32,int64}}, got shape "
+                                               f"{_shapes.fmt(TensorShape(list(np.shape(shape_array))))}")
+    dims = tuple(int(d) for d in np.ravel(shape_array.tolist()))
+    for d in dims:
+        if d < 0:
+            raise InvalidArgumentError(None, None, f"Dimension {d} must be >= 0")
+    return dims
+
+
+# --------------------------------------------------------------------------------------
+# Kernels
+# --------------------------------------------------------------------------------------
+def _uniform_host(gen, dims, dtype):
+    if dtype == np.float16:
+        # 10 random mantissa bits, k / 1024 in [0, 1): exact in float16, never rounds up to 1.
+        return (gen.integers(0, 1024, dims).astype(np.float16) / np.float16(1024)).astype(np.float16)
+    return gen.random(dims, dtype=np.float32 if dtype == np.float32 else np.float64)
+
+
+def _normal_host(gen, dims, dtype):
+    out = gen.standard_normal(dims, dtype=np.float64 if dtype == np.float64 else np.float32)
+    return out.astype(dtype, copy=False)
+
+
+def _truncated_host(gen, dims, dtype):
+    """Standard normal, redrawing every value more than 2 standard deviations out."""
+    out = gen.standard_normal(dims, dtype=np.float64 if dtype == np.float64 else np.float32)
+    bad = np.abs(out) > 2
+    while bad.any():
+        out[bad] = gen.standard_normal(int(bad.sum()), dtype=out.dtype)
+        bad = np.abs(out) > 2
+    return out.astype(dtype, copy=False)
+
+
+def _float_kernel(op_name, sample):
+    def make(xp):
+        def k(shape, dtype=dtypes.float32, seed=0, seed2=0, T=None):  # noqa: N803 (TF attr name)
+            dims = _shape_from(shape, op_name)
+            with STATE.lock:
+                host = sample(_generator(op_name, dtype, seed, seed2), dims, dtype._np)
+            return _to_device(xp, np.asarray(host))
+        return k
+    return make
+
+
+def _uniform_int_kernel(xp):
+    def k(shape, minval, maxval, seed=0, seed2=0):
+        dims = _shape_from(shape, "RandomUniformInt")
+        for label, bound in (("minval", minval), ("maxval", maxval)):
+            if np.ndim(bound) != 0:
+                raise InvalidArgumentError(None, None, f"{label} must be 0-D, got shape "
+                                                       f"{_shapes.fmt(TensorShape(list(np.shape(bound))))}; integer "
+                                                       f"bounds do not broadcast")
+        lo, hi = int(minval), int(maxval)
+        if lo >= hi:
+            raise InvalidArgumentError(None, None, f"Need minval < maxval, got {lo} >= {hi}")
+        dtype = np.dtype(minval.dtype)
+        with STATE.lock:
+            host = _generator("RandomUniformInt", dtypes.from_numpy(dtype), seed, seed2).integers(
+                lo, hi, dims, dtype=dtype)
+        return _to_device(xp, np.asarray(host))
+    return k
+
+
+def _shuffle_kernel(xp):
+    def k(value, seed=0, seed2=0):
+        if getattr(value, "ndim", 0) == 0 or value.shape[0] <= 1:
+            return value
+        with STATE.lock:
+            perm = _generator("RandomShuffle", dtypes.from_numpy(value.dtype), seed, seed2).permutation(
+                value.shape[0])
+        return value[perm if xp is np else xp.asarray(perm)]
+    return k
+
+
+def _shape_infer(dtype_of):
+    def infer(ic):
+        value = ic.constant_value(0)
+        if value is not None:
+            shape = TensorShape([int(d) for d in np.ravel(value)]) if np.ndim(value) == 1 else TensorShape(None)
+        else:
+            s = ic.shape(0)
+            shape = TensorShape(None) if s.rank != 1 or s[0] is None else TensorShape([None] * s[0])
+        return [(dtype_of(ic), shape)]
+    return infer
+
+
+_RANDOM_UNIFORM = register_op("RandomUniform", kernel=_float_kernel("RandomUniform", _uniform_host),
+                              infer=_shape_infer(lambda ic: ic.attrs["dtype"]), stateful=True,
+                              doc="Uniform floats in [0, 1).")
+_RANDOM_STANDARD_NORMAL = register_op("RandomStandardNormal",
+                                      kernel=_float_kernel("RandomStandardNormal", _normal_host),
+                                      infer=_shape_infer(lambda ic: ic.attrs["dtype"]), stateful=True,
+                                      doc="Standard normal floats.")
+_TRUNCATED_NORMAL = register_op("TruncatedNormal", kernel=_float_kernel("TruncatedNormal", _truncated_host),
+                                infer=_shape_infer(lambda ic: ic.attrs["dtype"]), stateful=True,
+                                doc="Standard normal floats redrawn until within 2 standard deviations.")
+_RANDOM_UNIFORM_INT = register_op("RandomUniformInt", kernel=_uniform_int_kernel,
+                                  infer=_shape_infer(lambda ic: ic.dtype(1)), stateful=True,
+                                  doc="Uniform integers in [minval, maxval).")
+_RANDOM_SHUFFLE = register_op("RandomShuffle", kernel=_shuffle_kernel, infer=_shapes.same_as_input,
+                              stateful=True, doc="Permute along the first dimension.")
+
+
+# --------------------------------------------------------------------------------------
+# Public functions
+# --------------------------------------------------------------------------------------
+def _shape_tensor(shape, op_name):
+    """A shape argument as an int32/int64 tensor input (TF's ``shape_util.shape_tensor``)."""
+    if isinstance(shape, TensorShape):
+        shape = shape.as_list()
+    if isinstance(shape, Tensor) or hasattr(shape, "__tf_tensor__"):
+        t = to_tensor(shape)
+        check_dtype(op_name, t, _SHAPE_DTYPES, "shape")
+        return t
+    if isinstance(shape, (list, tuple)) and any(isinstance(d, Tensor) for d in shape):
+        return int_tensor(shape)
+    arr = np.asarray(shape)
+    if arr.size and arr.dtype.kind not in "iu":
+        check_dtype(op_name, convert_to_tensor(shape), _SHAPE_DTYPES, "shape")
+    big = arr.size and arr.dtype.kind in "iu" and int(arr.max()) > _MAXINT32
+    return int_tensor(arr.astype(np.int64).tolist(), dtype=dtypes.int64 if big else dtypes.int32)
+
+
+def _check_dtype_arg(dtype, accepted):
+    dtype = dtypes.as_dtype(dtype)
+    if dtype not in accepted:
+        names = ", ".join(f"tf.{d.name}" for d in accepted)
+        raise ValueError(f"Argument `dtype` got invalid value <dtype: '{dtype.name}'>. Accepted dtypes are "
+                         f"({names}).")
+    return dtype
+
+
+def uniform(shape, minval=0, maxval=None, dtype=dtypes.float32, seed=None, name=None):
+    """Uniform values in ``[minval, maxval)``; ``maxval`` defaults to 1 for floats and is required for ints.
+
+    Floats: ``RandomUniform`` in [0, 1) scaled as ``u * (maxval - minval) + minval``
+    (so tensor bounds broadcast, and gradients flow to them). Ints: ``RandomUniformInt``
+    with scalar bounds. Seeds follow :func:`get_seed`.
+    """
+    dtype = _check_dtype_arg(dtype, _UNIFORM_DTYPES)
+    if maxval is None:
+        if dtype.is_integer:
+            raise ValueError(f"Must specify maxval for integer dtype tf.{dtype.name}")
+        maxval = 1
+    shape_t = _shape_tensor(shape, "RandomUniformInt" if dtype.is_integer else "RandomUniform")
+    minval_is_zero = type(minval) is int and minval == 0
+    maxval_is_one = type(maxval) is int and maxval == 1
+    if not minval_is_zero or not maxval_is_one or dtype.is_integer:
+        minval = convert_to_tensor(minval, dtype=dtype)
+        maxval = convert_to_tensor(maxval, dtype=dtype)
+    attrs = _seed_attrs(seed)
+    if dtype.is_integer:
+        return execute(_RANDOM_UNIFORM_INT, (shape_t, minval, maxval), attrs, name=name)
+    result = execute(_RANDOM_UNIFORM, (shape_t,), dict(attrs, dtype=dtype), name=name)
+    if minval_is_zero:
+        return result if maxval_is_one else math_ops.multiply(result, maxval)
+    return math_ops.add(math_ops.multiply(result, math_ops.subtract(maxval, minval)), minval)
+
+
+def _float_dtype(dtype):
+    dtype = dtypes.as_dtype(dtype)
+    if dtype not in _FLOAT_DTYPES:
+        raise TypeError(f"Cannot convert 0.0 to EagerTensor of dtype {dtype.name}: random normal values need a "
+                        f"floating-point dtype (float16, float32 or float64)")
+    return dtype
+
+
+def normal(shape, mean=0.0, stddev=1.0, dtype=dtypes.float32, seed=None, name=None):
+    """Normal values: ``RandomStandardNormal * stddev + mean`` (``mean``/``stddev`` may be tensors)."""
+    dtype = _float_dtype(dtype)
+    shape_t = _shape_tensor(shape, "RandomStandardNormal")
+    mean_t = convert_to_tensor(mean, dtype=dtype)
+    stddev_t = convert_to_tensor(stddev, dtype=dtype)
+    rnd = execute(_RANDOM_STANDARD_NORMAL, (shape_t,), dict(_seed_attrs(seed), dtype=dtype), name=name)
+    return math_ops.add(math_ops.multiply(rnd, stddev_t), mean_t)
+
+
+def truncated_normal(shape, mean=0.0, stddev=1.0, dtype=dtypes.float32, seed=None, name=None):
+    """Normal values redrawn until within 2 standard deviations of ``mean``."""
+    dtype = _float_dtype(dtype)
+    shape_t = _shape_tensor(shape, "TruncatedNormal")
+    mean_t = convert_to_tensor(mean, dtype=dtype)
+    stddev_t = convert_to_tensor(stddev, dtype=dtype)
+    rnd = execute(_TRUNCATED_NORMAL, (shape_t,), dict(_seed_attrs(seed), dtype=dtype), name=name)
+    return math_ops.add(math_ops.multiply(rnd, stddev_t), mean_t)
+
+
+def shuffle(value, seed=None, name=None):
+    """Randomly permute ``value`` along its first dimension (scalars are returned unchanged)."""
+    return execute(_RANDOM_SHUFFLE, (to_tensor(value),), _seed_attrs(seed), name=name)

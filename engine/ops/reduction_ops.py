@@ -1,26 +1,95 @@
-"""Reductions: ``reduce_sum``, ``reduce_mean``, ``reduce_max`` ... along axes.
+"""Reductions (``reduce_sum``, ``reduce_mean``, ...), index reductions (``argmax``) and scans (``cumsum``).
 
 As in TF, the axes are a tensor input (``reduction_indices``), so they may be
 computed at run time in a graph; ``keep_dims`` is an attr. ``axis=None`` means
-all axes.
+all axes. Repeating an axis is an error (``[0, -2]`` on a matrix names axis 0
+twice), as in TF.
+
+Dtype rules (TF's): integer sums and products keep their dtype and wrap on
+overflow; integer means truncate toward zero; ``reduce_any``/``reduce_all``
+take only bool; an empty ``reduce_max`` gives the dtype's lowest value
+(``-inf`` for floats), an empty ``reduce_min`` the highest.
 """
 import numpy as np
 
 from ..framework import dtypes
+from ..framework.context import ctx
+from ..framework.errors import InvalidArgumentError
 from ..framework.registry import register_op
+from ..framework.tensor import EagerTensor, Tensor, convert_to_tensor
 from ..framework.tensor_shape import TensorShape
 from . import _shapes
 from ._dispatch import FLOAT, NUMERIC, check_dtype, execute, int_tensor, to_tensor
+from .math_ops import quiet
 
 __all__ = ["reduce_sum", "reduce_mean", "reduce_max", "reduce_min", "reduce_prod", "reduce_any", "reduce_all",
-           "reduce_logsumexp"]
+           "reduce_logsumexp", "argmax", "argmin", "cumsum"]
 
 _BOOL = frozenset([dtypes.bool])
+_INDEX_TYPES = frozenset([dtypes.int32, dtypes.int64])
+
+
+# --------------------------------------------------------------------------------------
+# Axis handling
+# --------------------------------------------------------------------------------------
+def _normalize(axes, rank, op_name):
+    """Non-negative, sorted axes; ``ValueError`` for an out-of-range or repeated axis."""
+    out = []
+    for a in axes:
+        a = int(a)
+        if not -rank <= a < rank:
+            raise ValueError(f"Invalid reduction dimension ({a} for input with {rank} dimension(s)) "
+                             f"in {op_name}: axis must be in [-{rank}, {rank}).")
+        a %= rank
+        if a in out:
+            raise ValueError(f"Invalid reduction arguments: Axes contains duplicate dimension: {a} "
+                             f"(in {op_name}; each axis may appear once)")
+        out.append(a)
+    return tuple(sorted(out))
 
 
 def _axes(axis, ndim, op_name):
-    return _shapes.normalize_axes(np.ravel(np.asarray(axis.tolist() if hasattr(axis, "tolist") else axis)),
-                                  ndim, op_name)
+    """The kernel's view of the axis input: an array (NumPy/CuPy) or NumPy scalar -> tuple of ints."""
+    value = axis.tolist()
+    if not isinstance(value, list):
+        value = [value]
+    elif value and isinstance(value[0], list):
+        value = np.ravel(value).tolist()
+    try:
+        return _normalize(value, ndim, op_name)
+    except ValueError as error:
+        raise InvalidArgumentError(None, None, str(error)) from None
+
+
+_AXIS_CACHE = {}
+
+
+def _axis_tensor(axis):
+    """The int32 axis input for ``axis`` (an int, a list of ints, or a tensor).
+
+    Eagerly, small constant axes are cached: ``reduce_sum(x, 1)`` in a loop makes
+    its axis tensor once. Tensors are immutable, so sharing them is safe.
+    """
+    if isinstance(axis, Tensor):
+        return axis
+    c = ctx
+    if c.graph is None and c.device is None:
+        if isinstance(axis, (int, np.integer)) and not isinstance(axis, bool):
+            key = int(axis)
+        elif isinstance(axis, (list, tuple)) and all(isinstance(a, (int, np.integer)) for a in axis):
+            key = tuple(int(a) for a in axis)
+        else:
+            key = None
+        if key is not None:
+            t = _AXIS_CACHE.get(key)
+            if t is None:
+                if len(_AXIS_CACHE) > 512:
+                    _AXIS_CACHE.clear()
+                t = _AXIS_CACHE[key] = int_tensor(list(key) if isinstance(key, tuple) else key)
+            return t
+    if isinstance(axis, (float, np.floating)) or hasattr(axis, "__tf_tensor__"):
+        return convert_to_tensor(axis, dtype=dtypes.int32)   # TypeError for 0.5, as in TF
+    return int_tensor(axis)
 
 
 def _reduce_infer(ic):
@@ -31,7 +100,7 @@ def _reduce_infer(ic):
         return [(ic.dtype(0), TensorShape(None))]
     if axes is None:
         return [(ic.dtype(0), TensorShape([None] * x.rank) if keep else TensorShape(None))]
-    axes = _shapes.normalize_axes(np.ravel(axes), x.rank, ic.op_name)
+    axes = _normalize(np.ravel(axes), x.rank, ic.op_name)
     if keep:
         dims = [1 if i in axes else d for i, d in enumerate(x)]
     else:
@@ -54,13 +123,16 @@ def reduced_shape(input_shape_tensor_or_list, axes):
     return array_ops.where(hit, array_ops.ones_like(shape), shape)
 
 
+# --------------------------------------------------------------------------------------
+# Gradients
+# --------------------------------------------------------------------------------------
 def _keepdims_grad(op, grad):
     """Reshape ``grad`` to the keepdims shape and broadcast it to the input's shape."""
     from . import array_ops
     x, axis = op.inputs
     if x.shape.is_fully_defined():
         x_shape = x.shape.as_list()
-        axes = axis.numpy() if hasattr(axis, "numpy") and _is_eager(axis) else None
+        axes = axis.numpy() if _is_eager(axis) else None
         if axes is not None:
             kept = reduced_shape(x_shape, axes)
             if grad.shape.as_list() != kept:
@@ -72,7 +144,6 @@ def _keepdims_grad(op, grad):
 
 
 def _is_eager(t):
-    from ..framework.tensor import EagerTensor
     return isinstance(t, EagerTensor)
 
 
@@ -93,7 +164,7 @@ def _mean_grad(op, grad):
 
 
 def _min_max_grad(op, grad):
-    """Split the gradient evenly between all elements equal to the extreme value."""
+    """Split the gradient evenly between all elements equal to the extreme value (TF's rule)."""
     from . import math_ops
     x, axis = op.inputs
     y = op.outputs[0]
@@ -107,13 +178,14 @@ def _prod_grad(op, grad):
     """Product of all *other* elements, computed without dividing (so zeros are fine).
 
     Move the reduced axes to the front, flatten them, and multiply an exclusive
-    cumulative product from the left by one from the right, as TF does.
+    cumulative product from the left by one from the right, as TF does. Needs the
+    input's shape and the axes to be known (always true eagerly).
     """
     from . import array_ops, math_ops
     x, axis = op.inputs
     shape = x.shape.as_list()
     rank = len(shape)
-    axes = list(_shapes.normalize_axes(np.ravel(axis.numpy()), rank, "Prod"))
+    axes = list(_normalize(np.ravel(axis.numpy()), rank, "Prod"))
     other = [i for i in range(rank) if i not in axes]
     perm = axes + other
     reduced_n = int(np.prod([shape[i] for i in axes], dtype=np.int64))
@@ -124,33 +196,78 @@ def _prod_grad(op, grad):
     right = cumprod(flat, axis=0, exclusive=True, reverse=True)
     others = math_ops.multiply(left, right)
     others = array_ops.reshape(others, [shape[i] for i in perm])
-    inv = list(np.argsort(perm))
+    inv = [int(i) for i in np.argsort(perm)]
     others = array_ops.transpose(others, inv)
     return math_ops.multiply(_keepdims_grad(op, grad), others), None
 
 
+# --------------------------------------------------------------------------------------
+# Kernels
+# --------------------------------------------------------------------------------------
 def _mean_kernel(xp):
     def k(x, axis, keep_dims=False):
         ax = _axes(axis, x.ndim, "Mean")
         if x.dtype.kind in "iu":
-            s = xp.sum(x, axis=ax, dtype=np.int64, keepdims=keep_dims)
+            s = xp.sum(x, axis=ax, dtype=np.int64 if x.dtype.kind == "i" else np.uint64, keepdims=keep_dims)
             n = int(np.prod([x.shape[a] for a in ax], dtype=np.int64)) or 1
+            if x.dtype.kind == "u":
+                return (s // n).astype(x.dtype)[()]
             return (s // n + ((s % n != 0) & (s < 0))).astype(x.dtype)[()]  # truncate toward zero
-        return xp.mean(x, axis=ax, dtype=x.dtype, keepdims=keep_dims)
+        with quiet():   # the mean of nothing is NaN, quietly
+            return xp.mean(x, axis=ax, dtype=x.dtype, keepdims=keep_dims)
     return k
 
 
-def _reduction(op_name, make_kernel, grad, allowed, saves_inputs=True, saves_outputs=False):
+def _simple(op_name, ufunc_name, numpy_fn_name, dtype_arg=True):
+    """A kernel from a ufunc's ``reduce`` (fast on NumPy) or the array module's function."""
+    def make(xp):
+        fn = getattr(np, ufunc_name).reduce if xp is np else getattr(xp, numpy_fn_name)
+
+        def k(x, axis, keep_dims=False):
+            ax = _axes(axis, x.ndim, op_name)
+            if dtype_arg:
+                return fn(x, axis=ax, dtype=x.dtype, keepdims=keep_dims)
+            return fn(x, axis=ax, keepdims=keep_dims)
+        return k
+    return make
+
+
+def _maxmin(op_name, fn_name):
+    def make(xp):
+        fn = getattr(xp, fn_name)
+
+        def k(x, axis, keep_dims=False):
+            ax = _axes(axis, x.ndim, op_name)
+            if x.size == 0 and ax:  # TF returns the identity element for empty reductions
+                shape = tuple(1 if i in ax else d for i, d in enumerate(x.shape)) if keep_dims else \
+                    tuple(d for i, d in enumerate(x.shape) if i not in ax)
+                info = np.finfo(x.dtype) if x.dtype.kind == "f" else np.iinfo(x.dtype)
+                fill = -np.inf if fn_name == "amax" and x.dtype.kind == "f" else (
+                    np.inf if x.dtype.kind == "f" else (info.min if fn_name == "amax" else info.max))
+                return xp.full(shape, fill, dtype=x.dtype)[()]
+            return fn(x, axis=ax, keepdims=keep_dims)
+        return k
+    return make
+
+
+def _reduction(op_name, make_kernel, grad, allowed, saves_inputs=True, saves_outputs=False, doc=""):
     op = register_op(op_name, kernel=make_kernel, infer=_reduce_infer, grad=grad,
-                     saves_inputs=saves_inputs, saves_outputs=saves_outputs)
+                     saves_inputs=saves_inputs, saves_outputs=saves_outputs, doc=doc)
 
     def public(input_tensor, axis=None, keepdims=False, name=None):
         x = to_tensor(input_tensor)
-        check_dtype(op_name, x, allowed, "input")
+        if x.dtype not in allowed:
+            if allowed is _BOOL:   # TF words this one as a dtype mismatch
+                raise InvalidArgumentError(
+                    None, None, f"cannot compute {op_name} as input #0(zero-based) was expected to be a bool "
+                                f"tensor but is a {x.dtype.name} tensor [Op:{op_name}]")
+            check_dtype(op_name, x, allowed, "input")
         if axis is None:
-            rank = x.shape.rank
-            axis = list(range(rank)) if rank is not None else _all_axes(x)
-        return execute(op, (x, int_tensor(axis)), {"keep_dims": bool(keepdims)}, name=name)
+            rank = x.ndim
+            axis = tuple(range(rank)) if rank is not None else _all_axes(x)
+        return execute(op, (x, _axis_tensor(axis)), {"keep_dims": bool(keepdims)}, name=name)
+    public.__name__ = "reduce_" + op_name.lower()
+    public.__doc__ = doc
     return op, public
 
 
@@ -159,65 +276,244 @@ def _all_axes(x):
     return array_ops.range(array_ops.rank(x))
 
 
-def _simple(fn_name, dtype_arg=True):
-    def make(xp):
-        fn = getattr(xp, fn_name)
-
-        def k(x, axis, keep_dims=False):
-            ax = _axes(axis, x.ndim, fn_name)
-            if dtype_arg:
-                return fn(x, axis=ax, dtype=x.dtype, keepdims=keep_dims)
-            return fn(x, axis=ax, keepdims=keep_dims)
-        return k
-    return make
-
-
-def _maxmin(fn_name):
-    def make(xp):
-        fn = getattr(xp, fn_name)
-
-        def k(x, axis, keep_dims=False):
-            ax = _axes(axis, x.ndim, fn_name)
-            if x.size == 0 and ax:  # TF returns the identity element for empty reductions
-                shape = tuple(1 if i in ax else d for i, d in enumerate(x.shape)) if keep_dims else \
-                    tuple(d for i, d in enumerate(x.shape) if i not in ax)
-                info = np.finfo(x.dtype) if x.dtype.kind == "f" else np.iinfo(x.dtype)
-                fill = -np.inf if fn_name == "amax" and x.dtype.kind == "f" else (
-                    np.inf if x.dtype.kind == "f" else (info.min if fn_name == "amax" else info.max))
-                return xp.full(shape, fill, dtype=x.dtype)
-            return fn(x, axis=ax, keepdims=keep_dims)
-        return k
-    return make
-
-
-_SUM, reduce_sum = _reduction("Sum", _simple("sum"), _sum_grad, NUMERIC, saves_inputs=(1,))
-_MEAN, reduce_mean = _reduction("Mean", _mean_kernel, _mean_grad, NUMERIC, saves_inputs=(1,))
-_MAX, reduce_max = _reduction("Max", _maxmin("amax"), _min_max_grad, NUMERIC, saves_outputs=True)
-_MIN, reduce_min = _reduction("Min", _maxmin("amin"), _min_max_grad, NUMERIC, saves_outputs=True)
-_PROD, reduce_prod = _reduction("Prod", _simple("prod"), _prod_grad, NUMERIC)
-_ANY, reduce_any = _reduction("Any", _simple("any", dtype_arg=False), None, _BOOL)
-_ALL, reduce_all = _reduction("All", _simple("all", dtype_arg=False), None, _BOOL)
-
-reduce_sum.__doc__ = "Sum over ``axis`` (all axes if None). Integer sums keep their dtype, as in TF."
-reduce_mean.__doc__ = "Mean over ``axis``. Integer means truncate toward zero, as in TF."
-reduce_max.__doc__ = "Max over ``axis``; the gradient is shared equally among tied maxima."
-reduce_min.__doc__ = "Min over ``axis``; the gradient is shared equally among tied minima."
-reduce_prod.__doc__ = "Product over ``axis``; the gradient is exact even when elements are zero."
-reduce_any.__doc__ = "Logical OR over ``axis`` (bool tensors)."
-reduce_all.__doc__ = "Logical AND over ``axis`` (bool tensors)."
+_SUM, reduce_sum = _reduction(
+    "Sum", _simple("Sum", "add", "sum"), _sum_grad, NUMERIC, saves_inputs=(1,),
+    doc="Sum over ``axis`` (all axes if None). Integer sums keep their dtype (and wrap), as in TF.")
+_MEAN, reduce_mean = _reduction(
+    "Mean", _mean_kernel, _mean_grad, NUMERIC, saves_inputs=(1,),
+    doc="Mean over ``axis``. Integer means truncate toward zero (``mean([-7, 0]) == -3``), as in TF.")
+_MAX, reduce_max = _reduction(
+    "Max", _maxmin("Max", "amax"), _min_max_grad, NUMERIC, saves_outputs=True,
+    doc="Max over ``axis`` (NaN wins); the gradient is shared equally among tied maxima.")
+_MIN, reduce_min = _reduction(
+    "Min", _maxmin("Min", "amin"), _min_max_grad, NUMERIC, saves_outputs=True,
+    doc="Min over ``axis`` (NaN wins); the gradient is shared equally among tied minima.")
+_PROD, reduce_prod = _reduction(
+    "Prod", _simple("Prod", "multiply", "prod"), _prod_grad, NUMERIC,
+    doc="Product over ``axis``; the gradient is exact even when elements are zero.")
+_ANY, reduce_any = _reduction("Any", _simple("Any", "logical_or", "any", dtype_arg=False), None, _BOOL,
+                              doc="Logical OR over ``axis`` (bool tensors only).")
+_ALL, reduce_all = _reduction("All", _simple("All", "logical_and", "all", dtype_arg=False), None, _BOOL,
+                              doc="Logical AND over ``axis`` (bool tensors only).")
 
 
 def reduce_logsumexp(input_tensor, axis=None, keepdims=False, name=None):
-    """``log(sum(exp(x)))`` computed stably by subtracting the max first."""
+    """``log(sum(exp(x)))`` computed stably by subtracting the (finite) max first, as TF does.
+
+    The max is held constant for the gradient (``stop_gradient``), so the
+    gradient is exactly ``softmax(x)`` along the reduced axes.
+    """
     from . import array_ops, math_ops
     x = to_tensor(input_tensor)
     check_dtype("ReduceLogSumExp", x, FLOAT, "input")
     raw_max = reduce_max(x, axis, keepdims=True)
     my_max = array_ops.stop_gradient(array_ops.where(math_ops.is_finite(raw_max), raw_max,
                                                      array_ops.zeros_like(raw_max)))
-    result = math_ops.log(reduce_sum(math_ops.exp(math_ops.subtract(x, my_max)), axis, keepdims=True))
-    result = math_ops.add(result, my_max)
+    result = math_ops.log(reduce_sum(math_ops.exp(math_ops.subtract(x, my_max)), axis, keepdims=keepdims))
     if not keepdims:
-        axes = axis if axis is not None else list(range(x.shape.rank))
-        result = array_ops.squeeze(result, axes if isinstance(axes, (list, tuple)) else [axes])
-    return result
+        my_max = array_ops.reshape(my_max, array_ops.static_or_dynamic_shape(result))
+    return math_ops.add(result, my_max)
+
+
+def reduce_variance(input_tensor, axis=None, keepdims=False, name=None):
+    """Population variance ``mean((x - mean(x))**2)`` over ``axis`` (floats only, as in TF)."""
+    from . import math_ops
+    x = to_tensor(input_tensor)
+    if not x.dtype.is_floating:
+        raise TypeError(f"Input must be either real or complex. Received integer type {x.dtype!r}.")
+    means = reduce_mean(x, axis, keepdims=True)
+    return reduce_mean(math_ops.squared_difference(x, means), axis, keepdims=keepdims)
+
+
+def reduce_std(input_tensor, axis=None, keepdims=False, name=None):
+    """Population standard deviation: ``sqrt(reduce_variance(x))`` (floats only)."""
+    from . import math_ops
+    return math_ops.sqrt(reduce_variance(input_tensor, axis, keepdims=keepdims))
+
+
+# --------------------------------------------------------------------------------------
+# ArgMax / ArgMin: index reductions, not differentiable
+# --------------------------------------------------------------------------------------
+_ARG_OUTPUT_TYPES = frozenset([dtypes.int16, dtypes.uint16, dtypes.int32, dtypes.int64])
+
+
+def _scalar_axis(axis, rank, message):
+    """A scalar axis input as an int in ``[0, rank)``; TF's errors otherwise."""
+    if getattr(axis, "ndim", 0) != 0:
+        raise InvalidArgumentError(None, None, f"{message[0]}, but received tensor of shape: "
+                                               f"{list(axis.shape)}")
+    a = int(axis)
+    if not -rank <= a < rank:
+        raise InvalidArgumentError(None, None, f"{message[1]}Expected dimension in the range [{-rank}, {rank}), "
+                                               f"but got {a}")
+    return a % rank
+
+
+def _arg_kernel(xp, is_max):
+    def k(x, dimension, output_type=dtypes.int64):
+        a = _scalar_axis(dimension, x.ndim, ("dim must be a scalar", ""))
+        if x.shape[a] == 0:
+            raise InvalidArgumentError(None, None, f"Reduction axis {a} is empty in shape "
+                                                   f"{_shapes.fmt(list(x.shape))}")
+        if x.dtype.kind == "f":   # TF never selects a NaN unless every candidate is NaN
+            x = xp.where(xp.isnan(x), -xp.inf if is_max else xp.inf, x)
+        out = xp.argmax(x, axis=a) if is_max else xp.argmin(x, axis=a)
+        return out.astype(output_type._np)[()]
+    return k
+
+
+def _arg_infer(ic):
+    x = ic.shape(0)
+    out_type = ic.attrs.get("output_type", dtypes.int64)
+    axis = ic.constant_value(1)
+    if x.rank is None:
+        return [(out_type, TensorShape(None))]
+    if axis is None:
+        return [(out_type, TensorShape([None] * (x.rank - 1)))]
+    a = int(np.ravel(axis)[0])
+    if not -x.rank <= a < x.rank:
+        raise ValueError(f"Expected dimension in the range [{-x.rank}, {x.rank}), but got {a} for "
+                         f"'{{{{node {ic.op_name}}}}}' with input shapes: {_shapes.fmt(x)}, [].")
+    a %= x.rank
+    return [(out_type, TensorShape([d for i, d in enumerate(x.as_list()) if i != a]))]
+
+
+_ARGMAX = register_op("ArgMax", kernel=lambda xp: _arg_kernel(xp, True), infer=_arg_infer,
+                      doc="Index of the largest value along an axis (first one on ties). Not differentiable.")
+_ARGMIN = register_op("ArgMin", kernel=lambda xp: _arg_kernel(xp, False), infer=_arg_infer,
+                      doc="Index of the smallest value along an axis (first one on ties). Not differentiable.")
+
+
+def _arg(op, input, axis, output_type, name):  # noqa: A002
+    x = to_tensor(input)
+    check_dtype(op.name, x, NUMERIC | _BOOL, "input")
+    output_type = dtypes.as_dtype(output_type)
+    if output_type not in _ARG_OUTPUT_TYPES:
+        raise InvalidArgumentError(
+            None, None, f"Value for attr 'output_type' of {output_type.name} is not in the list of allowed values: "
+                        f"int16, uint16, int32, int64; NodeDef: {{{{node {op.name}}}}} [Op:{op.name}]")
+    if axis is None:
+        axis = 0
+    if isinstance(axis, Tensor):
+        if axis.dtype not in _INDEX_TYPES:
+            raise TypeError(f"axis tensor dtypes {axis.dtype.name} is not supported")
+    elif isinstance(axis, (int, np.integer)) and not isinstance(axis, bool):
+        axis = _axis_tensor(int(axis))
+    else:
+        raise TypeError("axis must be int or Tensor with integer datatype")
+    if ctx.graph is None and x.ndim == 0:
+        raise InvalidArgumentError(None, None, f"Expected dimension in the range [0, 0), but got {int(axis)}; "
+                                               f"{op.name} needs an input of rank >= 1 [Op:{op.name}]")
+    return execute(op, (x, axis), {"output_type": output_type}, name=name)
+
+
+def argmax(input, axis=None, output_type=dtypes.int64, name=None):  # noqa: A002
+    """Index of the largest value along ``axis`` (default 0), as ``output_type`` (default int64).
+
+    Ties go to the first index. NaN is skipped unless every candidate is NaN
+    (what TF's CPU kernel does; NumPy's ``argmax`` would return the first NaN).
+    Not differentiable: the tape does not record it.
+    """
+    return _arg(_ARGMAX, input, axis, output_type, name)
+
+
+def argmin(input, axis=None, output_type=dtypes.int64, name=None):  # noqa: A002
+    """Index of the smallest value along ``axis`` (default 0); see :func:`argmax`."""
+    return _arg(_ARGMIN, input, axis, output_type, name)
+
+
+# --------------------------------------------------------------------------------------
+# Cumsum / Cumprod: scans
+# --------------------------------------------------------------------------------------
+def _scan_kernel(xp, name, is_sum):
+    scan = xp.cumsum if is_sum else xp.cumprod
+
+    def k(x, axis, exclusive=False, reverse=False):
+        if getattr(axis, "ndim", 0) != 0:
+            raise InvalidArgumentError(None, None, f"ScanOp: axis must be a scalar, not {list(axis.shape)}")
+        r = x.ndim
+        a = int(axis)
+        if not -r <= a < r:
+            raise InvalidArgumentError(None, None, f"ScanOp: Expected scan axis in the range [{-r}, {r}), "
+                                                   f"but got {a}")
+        a %= r
+        if reverse:
+            x = xp.flip(x, axis=a)
+        with quiet():
+            out = scan(x, axis=a, dtype=x.dtype)
+        if exclusive and x.shape[a]:
+            # shift by one along the axis, starting from the identity (0 for sums, 1 for products)
+            first = xp.full(x.shape[:a] + (1,) + x.shape[a + 1:], 0 if is_sum else 1, dtype=x.dtype)
+            out = xp.concatenate([first, xp.take(out, xp.arange(x.shape[a] - 1), axis=a)], axis=a)
+        if reverse:
+            out = xp.flip(out, axis=a)
+        return xp.ascontiguousarray(out)
+    return k
+
+
+def _scan_infer(ic):
+    x = ic.shape(0)
+    axis = ic.constant_value(1)
+    if axis is not None and x.rank is not None:
+        a = int(np.ravel(axis)[0]) if np.ndim(axis) else int(axis)
+        if not -x.rank <= a < x.rank:
+            raise ValueError(f"ScanOp: Expected scan axis in the range [{-x.rank}, {x.rank}), but got {a}")
+    return [(ic.dtype(0), x)]
+
+
+def _cumsum_grad(op, grad):
+    """The gradient of a running sum is a running sum the other way."""
+    axis = op.inputs[1]
+    return cumsum(grad, axis, exclusive=op.get_attr("exclusive"), reverse=not op.get_attr("reverse")), None
+
+
+def _cumprod_grad(op, grad):
+    """TF's rule: ``cumsum(y * g, reverse=not reverse) / x`` (``divide_no_nan``).
+
+    Like TF's, it is wrong where ``x == 0`` (it returns 0 there): a deliberate
+    match with TF, documented in :func:`cumprod`.
+    """
+    from . import math_ops
+    x, axis = op.inputs
+    exclusive, reverse = op.get_attr("exclusive"), op.get_attr("reverse")
+    out = cumsum(math_ops.multiply(op.outputs[0], grad), axis, exclusive=exclusive, reverse=not reverse)
+    return math_ops.divide_no_nan(out, x), None
+
+
+_CUMSUM = register_op("Cumsum", kernel=lambda xp: _scan_kernel(xp, "Cumsum", True), infer=_scan_infer,
+                      grad=_cumsum_grad, saves_inputs=(1,), saves_outputs=False,
+                      doc="Running sum along an axis; attrs ``exclusive`` and ``reverse``.")
+_CUMPROD = register_op("Cumprod", kernel=lambda xp: _scan_kernel(xp, "Cumprod", False), infer=_scan_infer,
+                       grad=_cumprod_grad, saves_inputs=True, saves_outputs=True,
+                       doc="Running product along an axis; attrs ``exclusive`` and ``reverse``.")
+
+
+def _scan(op, x, axis, exclusive, reverse, name):
+    x = to_tensor(x)
+    check_dtype(op.name, x, NUMERIC, "x")
+    if isinstance(axis, Tensor):
+        if axis.dtype not in _INDEX_TYPES:
+            raise InvalidArgumentError(
+                None, None, f"Value for attr 'Tidx' of {axis.dtype.name} is not in the list of allowed values: "
+                            f"int32, int64; NodeDef: {{{{node {op.name}}}}} [Op:{op.name}]")
+    else:
+        axis = _axis_tensor(axis)
+    return execute(op, (x, axis), {"exclusive": bool(exclusive), "reverse": bool(reverse)}, name=name)
+
+
+def cumsum(x, axis=0, exclusive=False, reverse=False, name=None):
+    """Running sum along ``axis``: ``cumsum([a, b, c]) == [a, a + b, a + b + c]``.
+
+    ``exclusive=True`` leaves out the current element (``[0, a, a + b]``);
+    ``reverse=True`` runs from the end (``[a + b + c, b + c, c]``).
+    """
+    return _scan(_CUMSUM, x, axis, exclusive, reverse, name)
+
+
+def cumprod(x, axis=0, exclusive=False, reverse=False, name=None):
+    """Running product along ``axis``; ``exclusive``/``reverse`` as for :func:`cumsum`.
+
+    The gradient is TF's ``cumsum(y * g, reverse=not reverse) / x`` with the
+    division made safe: like TF's, it is 0 (not the true value) where ``x == 0``.
+    """
+    return _scan(_CUMPROD, x, axis, exclusive, reverse, name)

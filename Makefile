@@ -1,0 +1,53 @@
+# Everything a fresh machine needs, with only Python 3.11 and pip (no root):
+#
+#   make lab      open the course in JupyterLab
+#   make test     run the test suite
+#   make bench    the engine's speed next to NumPy
+#
+# Each target creates .venv if it is missing and installs the project into it
+# (editable, so edits to engine/ take effect at once). The install runs again
+# only when pyproject.toml changes: a stamp file in .venv carries its checksum.
+# Extra arguments: make test ARGS="-x tests/test_viz.py", make lab ARGS="--no-browser".
+
+PYTHON ?= python3
+VENV   := .venv
+PY     := $(VENV)/bin/python
+PIP    := $(PY) -m pip install --disable-pip-version-check --progress-bar off
+HASH   := $(firstword $(shell cksum pyproject.toml))
+ARGS   ?=
+
+.PHONY: lab test bench install install-test clean
+
+# Jupyter refuses to run as root unless told (containers often run as root).
+lab: $(VENV)/.installed-$(HASH)
+	cd course && PATH="$(CURDIR)/$(VENV)/bin:$$PATH" "$(CURDIR)/$(VENV)/bin/jupyter" lab \
+		$(if $(filter 0,$(shell id -u)),--allow-root) $(ARGS)
+
+test: $(VENV)/.installed-test-$(HASH)
+	$(PY) -m pytest $(ARGS)
+
+bench: $(VENV)/.installed-$(HASH)
+	$(PY) -m bench $(ARGS)
+
+install: $(VENV)/.installed-$(HASH)
+install-test: $(VENV)/.installed-test-$(HASH)
+
+# Some Debian machines lack the venv module's pip bootstrap (package python3-venv);
+# then build the venv without pip and let the system's pip install pip into it.
+$(PY):
+	$(PYTHON) -m venv $(VENV) || { rm -rf $(VENV) && $(PYTHON) -m venv --without-pip $(VENV) \
+		&& $(PYTHON) -m pip --python $(PY) install --disable-pip-version-check pip; }
+
+$(VENV)/.installed-$(HASH): | $(PY)
+	$(PIP) -e .
+	rm -f $(VENV)/.installed-[0-9]*
+	touch $@
+
+# The test install includes the plain one, so it stamps both.
+$(VENV)/.installed-test-$(HASH): | $(PY)
+	$(PIP) -e ".[test]"
+	rm -f $(VENV)/.installed-[0-9]* $(VENV)/.installed-test-*
+	touch $(VENV)/.installed-$(HASH) $@
+
+clean:
+	rm -rf $(VENV) build *.egg-info .pytest_cache .hypothesis

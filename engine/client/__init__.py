@@ -1,0 +1,1 @@
+"""Clients that run graphs: ``Session``."""

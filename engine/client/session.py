@@ -1,0 +1,201 @@
+"""``tf.compat.v1.Session``: run parts of a graph, keeping variable values between runs.
+
+``sess.run(fetches, feed_dict)``:
+
+1. flattens ``fetches`` (any nest of tensors, operations, variables or names),
+2. checks and converts every fed value against its tensor's dtype and shape,
+3. looks up, or compiles once, the :class:`~engine.framework.executor.Plan` for
+   this (fetches, feeds) signature: only the needed subgraph, in order,
+4. runs it and packs the results back into the structure of ``fetches``.
+
+Variables created in graph mode keep their values in the session's resource
+table (``runtime``), so two sessions on one graph have independent variables.
+"""
+import threading
+
+import numpy as np
+
+from ..framework import dtypes as _dtypes
+from ..framework.backend import to_numpy
+from ..framework.context import ctx
+from ..framework.errors import InvalidArgumentError
+from ..framework.executor import compile_plan
+from ..framework.graph import Graph, Operation, SymbolicTensor, get_default_graph
+from ..framework.tensor import EagerTensor
+from ..ops.resource_ops import ResourceSlot
+from ..util import nest
+
+__all__ = ["Session", "InteractiveSession", "get_default_session"]
+
+_local = threading.local()
+
+
+def _session_stack():
+    stack = getattr(_local, "stack", None)
+    if stack is None:
+        stack = _local.stack = []
+    return stack
+
+
+def get_default_session():
+    stack = _session_stack()
+    return stack[-1] if stack else None
+
+
+class _Runtime:
+    """What kernels that need session state see: the resource table."""
+
+    def __init__(self):
+        self.resources = {}
+
+    def resource(self, name):
+        slot = self.resources.get(name)
+        if slot is None:
+            slot = self.resources[name] = ResourceSlot(name)
+        return slot
+
+
+class Session:
+    """Runs operations of one graph. Use as a context manager, or call ``close()``."""
+
+    def __init__(self, target="", graph=None, config=None):
+        if graph is None:
+            graph = ctx.graph if isinstance(ctx.graph, Graph) else get_default_graph()
+        self.graph = graph
+        self._runtime = _Runtime()
+        self._plans = {}
+        self._closed = False
+        self._entered = []
+
+    # --- context management -------------------------------------------------------------
+    def __enter__(self):
+        graph_ctx = self.graph.as_default()
+        graph_ctx.__enter__()
+        self._entered.append(graph_ctx)
+        _session_stack().append(self)
+        return self
+
+    def __exit__(self, *exc):
+        _session_stack().pop()
+        self._entered.pop().__exit__(*exc)
+        self.close()
+        return False
+
+    def as_default(self):
+        session = self
+
+        class _Default:
+            def __enter__(self):
+                _session_stack().append(session)
+                return session
+
+            def __exit__(self, *exc):
+                _session_stack().pop()
+                return False
+        return _Default()
+
+    def close(self):
+        self._closed = True
+        self._plans.clear()
+
+    # --- running ------------------------------------------------------------------------------
+    def run(self, fetches, feed_dict=None, options=None, run_metadata=None):
+        """Compute ``fetches``; the result has the same nested structure (operations give ``None``)."""
+        if self._closed:
+            raise RuntimeError("Attempted to use a closed Session.")
+        flat = nest.flatten(fetches)
+        elements = [self._fetch_element(f) for f in flat]
+        feed_tensors, feed_values = self._prepare_feeds(feed_dict or {})
+
+        fetch_tensors = []
+        targets = []
+        for e in elements:
+            if isinstance(e, Operation):
+                targets.append(e)
+            else:
+                fetch_tensors.append(e)
+        key = (tuple(t._id for t in fetch_tensors), tuple(op._id for op in targets),
+               tuple(t._id for t in feed_tensors), self.graph.version)
+        plan = self._plans.get(key)
+        if plan is None:
+            plan = self._plans[key] = compile_plan(fetch_tensors, targets, feed_tensors)
+        values = iter(plan(feed_values, self._runtime))
+        results = [None if isinstance(e, Operation) else _to_host(next(values)) for e in elements]
+        return nest.pack_sequence_as(fetches, results)
+
+    def make_callable(self, fetches, feed_list=None):
+        """A function running ``fetches`` with positional feeds (TF's fast path for repeated runs)."""
+        feed_list = list(feed_list or [])
+
+        def call(*values):
+            return self.run(fetches, dict(zip(feed_list, values)))
+        return call
+
+    # --- helpers --------------------------------------------------------------------------------
+    def _fetch_element(self, fetch):
+        if fetch is None:
+            raise TypeError("Fetch argument None has invalid type <class 'NoneType'>")
+        if isinstance(fetch, EagerTensor):
+            raise TypeError(f"Fetch argument {fetch!r} cannot be interpreted as a Tensor. (It is an eager tensor, "
+                            f"which already has a value: call .numpy() instead of fetching it.)")
+        try:
+            element = self.graph.as_graph_element(fetch)
+        except (TypeError, ValueError, KeyError) as error:
+            raise type(error)(f"Fetch argument {fetch!r} cannot be interpreted as a Tensor. ({error})") from None
+        return element
+
+    def _prepare_feeds(self, feed_dict):
+        tensors, values = [], []
+        for key, value in feed_dict.items():
+            tensor = self.graph.as_graph_element(key.deref() if hasattr(key, "deref") else key,
+                                                 allow_operation=False)
+            if not isinstance(tensor, SymbolicTensor):
+                raise TypeError(f"The value of a feed cannot be a tf.Operation: {key!r}")
+            values.append(_check_feed(tensor, value))
+            tensors.append(tensor)
+        return tensors, values
+
+
+def _check_feed(tensor, value):
+    """Convert a fed value to the tensor's dtype; refuse incompatible shapes with TF's message."""
+    dtype = tensor.dtype
+    if isinstance(value, (SymbolicTensor, Operation)):
+        raise TypeError(f"The value of a feed cannot be a tf.Tensor object. Acceptable feed values include "
+                        f"Python scalars, strings, lists, numpy ndarrays, or TensorHandles. For reference, the "
+                        f"tensor object was {value!r} which was passed to the argument `feed_dict` with key "
+                        f"{tensor!r}.")
+    if isinstance(value, EagerTensor):
+        value = value.numpy()
+    if isinstance(value, (int, float)) and not isinstance(value, bool) and dtype.is_integer \
+            and float(value) != int(value):
+        raise TypeError(f"Type of feed value {value} with type {type(value)} is not compatible with Tensor type "
+                        f"{dtype.name}. Cast it first, or feed a {dtype.name} value.")
+    try:
+        array = np.asarray(value, dtype=dtype.as_numpy_dtype if dtype is not _dtypes.string else None)
+    except (TypeError, ValueError) as error:
+        raise ValueError(f"Cannot feed value {value!r} for Tensor {tensor.name} of dtype {dtype.name}: "
+                         f"{error}") from None
+    if not tensor.shape.is_compatible_with(array.shape):
+        raise ValueError(f"Cannot feed value of shape {array.shape} for Tensor {tensor.name}, which has shape "
+                         f"{tensor.shape}")
+    return array[()] if array.ndim == 0 else array
+
+
+def _to_host(value):
+    value = to_numpy(value)
+    if isinstance(value, np.ndarray) and value.ndim == 0:
+        return value[()]
+    return value
+
+
+class InteractiveSession(Session):
+    """A Session that installs itself as the default session (for notebooks and shells)."""
+
+    def __init__(self, target="", graph=None, config=None):
+        super().__init__(target, graph, config)
+        _session_stack().append(self)
+
+    def close(self):
+        super().close()
+        if self in _session_stack():
+            _session_stack().remove(self)

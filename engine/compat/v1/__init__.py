@@ -1,0 +1,133 @@
+"""``tf.compat.v1``: TensorFlow 1's graph-mode API.
+
+Build a graph with placeholders and variables, then run it in a Session::
+
+    import engine as tf
+    g = tf.Graph()
+    with g.as_default():
+        x = tf.compat.v1.placeholder(tf.float32, shape=[None, 3])
+        w = tf.Variable(tf.ones([3, 1]))
+        y = tf.matmul(x, w)
+        init = tf.compat.v1.global_variables_initializer()
+    with tf.compat.v1.Session(graph=g) as sess:
+        sess.run(init)
+        print(sess.run(y, feed_dict={x: [[1, 2, 3]]}))   # [[6.]]
+
+Names not defined here fall back to the top-level ``engine`` namespace, as most
+of ``tf.compat.v1`` mirrors ``tf``.
+"""
+from ... import framework as _framework  # noqa: F401
+from ...client.session import InteractiveSession, Session, get_default_session  # noqa: F401
+from ...framework import dtypes as _dtypes
+from ...framework.context import _eager_enabled, ctx
+from ...framework.graph import (Graph, GraphKeys, Operation, control_dependencies, get_default_graph,  # noqa: F401
+                                reset_default_graph)
+from ...framework.graph_gradients import gradients  # noqa: F401
+from ...framework.registry import get_op
+from ...framework.tensor_shape import TensorShape
+from ...variables import Variable  # noqa: F401
+from . import train  # noqa: F401
+
+__all__ = ["placeholder", "placeholder_with_default", "Session", "InteractiveSession", "Variable",
+           "global_variables_initializer", "variables_initializer", "initialize_all_variables", "assign",
+           "assign_add", "assign_sub", "gradients", "trainable_variables", "global_variables", "train",
+           "disable_eager_execution", "enable_eager_execution", "get_default_graph", "reset_default_graph",
+           "get_default_session", "Graph", "GraphKeys", "control_dependencies", "group", "executing_eagerly",
+           "disable_v2_behavior", "enable_v2_behavior"]
+
+
+def placeholder(dtype, shape=None, name=None):
+    """An input of the graph that must be fed in ``Session.run``. ``None`` dims accept any size."""
+    graph = ctx.graph
+    if graph is None:
+        raise RuntimeError("tf.placeholder() is not compatible with eager execution.")
+    shape = TensorShape(shape) if shape is not None else TensorShape(None)
+    return graph.create_op_from_def(get_op("Placeholder"), [], {"dtype": _dtypes.as_dtype(dtype), "shape": shape},
+                                    name=name or "Placeholder")
+
+
+def placeholder_with_default(input, shape, name=None):  # noqa: A002
+    """Like ``placeholder`` but takes ``input``'s value when not fed."""
+    from ...ops._dispatch import execute, to_tensor
+    value = to_tensor(input)
+    return execute(get_op("PlaceholderWithDefault"), (value,), {"shape": TensorShape(shape)},
+                   name=name or "PlaceholderWithDefault")
+
+
+def group(*inputs, name=None):
+    """One op that runs after all ``inputs`` (a ``NoOp`` with control dependencies)."""
+    from ...ops._dispatch import execute
+    graph = ctx.graph
+    if graph is None:
+        return None
+    flat = []
+    for i in inputs:
+        flat.extend(i if isinstance(i, (list, tuple)) else [i])
+    with graph.control_dependencies([i for i in flat if i is not None]):
+        return execute(get_op("NoOp"), (), {}, name=name or "group_deps")
+
+
+def variables_initializer(var_list, name="init"):
+    """An op running the initializers of ``var_list``."""
+    return group(*[v.initializer for v in var_list], name=name)
+
+
+def global_variables(scope=None):
+    graph = ctx.graph
+    return [] if graph is None else graph.get_collection(GraphKeys.GLOBAL_VARIABLES, scope)
+
+
+def trainable_variables(scope=None):
+    graph = ctx.graph
+    return [] if graph is None else graph.get_collection(GraphKeys.TRAINABLE_VARIABLES, scope)
+
+
+def global_variables_initializer():
+    """An op that initializes every variable of the default graph (run it once per Session)."""
+    return variables_initializer(global_variables(), name="init")
+
+
+initialize_all_variables = global_variables_initializer
+
+
+def assign(ref, value, validate_shape=None, use_locking=None, name=None):
+    return ref.assign(value)
+
+
+def assign_add(ref, value, use_locking=None, name=None):
+    return ref.assign_add(value)
+
+
+def assign_sub(ref, value, use_locking=None, name=None):
+    return ref.assign_sub(value)
+
+
+def executing_eagerly():
+    from ...framework.context import executing_eagerly as _ee
+    return _ee()
+
+
+def disable_eager_execution():
+    """Switch this process to TF1 graph mode: ops build into the default graph."""
+    _eager_enabled[0] = False
+    if ctx.graph is None:
+        ctx.graph = get_default_graph()
+
+
+def enable_eager_execution(config=None, device_policy=None, execution_mode=None):
+    _eager_enabled[0] = True
+    from ...framework.graph import _default_graph_stack
+    if ctx.graph is not None and not _default_graph_stack():
+        ctx.graph = None
+
+
+disable_v2_behavior = disable_eager_execution
+enable_v2_behavior = enable_eager_execution
+
+
+def __getattr__(name):
+    import engine
+    try:
+        return getattr(engine, name)
+    except AttributeError:
+        raise AttributeError(f"module 'engine.compat.v1' has no attribute '{name}'") from None

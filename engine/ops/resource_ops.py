@@ -1,0 +1,113 @@
+"""Graph-level building blocks: constants, placeholders, no-ops, and resource (variable) ops.
+
+A *resource* is a handle to state that outlives one run: a variable. At run
+time a handle is any object with a ``_value`` attribute holding the current
+array: an eager ``tf.Variable`` itself, or a slot in a ``Session`` 's resource
+table for variables created in graph mode. ``ReadVariableOp`` reads
+``handle._value``; the assign ops replace it.
+"""
+import numpy as np
+
+from ..framework import dtypes
+from ..framework.errors import FailedPreconditionError, InvalidArgumentError
+from ..framework.registry import register_op
+from ..framework.tensor_shape import TensorShape
+
+__all__ = []
+
+
+class ResourceSlot:
+    """Session-owned storage for one graph-mode variable."""
+
+    __slots__ = ("name", "_value")
+
+    def __init__(self, name):
+        self.name = name
+        self._value = None
+
+    def __repr__(self):
+        return f"<ResourceSlot {self.name} {'uninitialized' if self._value is None else 'initialized'}>"
+
+
+def _freeze(value):
+    if isinstance(value, np.ndarray):
+        value = value.view()
+        value.flags.writeable = False
+        return value
+    return np.asarray(value) if isinstance(value, np.generic) else value
+
+
+# --- constants, placeholders, grouping --------------------------------------------------------
+register_op("Const", kernel=lambda xp: (lambda value, dtype: value),
+            infer=lambda ic: [(ic.attrs["dtype"], TensorShape(np.shape(ic.attrs["value"])))],
+            doc="A value stored in the graph.")
+
+
+def _placeholder_kernel(xp):
+    def k(dtype, shape=None, name=None):
+        shape_text = "<unknown>" if shape is None or shape.rank is None else \
+            "[" + ",".join("?" if d is None else str(d) for d in shape) + "]"
+        raise InvalidArgumentError(None, None, f"You must feed a value for placeholder tensor '{name}' with dtype "
+                                               f"{dtype.name} and shape {shape_text}")
+    return k
+
+
+register_op("Placeholder", kernel=_placeholder_kernel,
+            infer=lambda ic: [(ic.attrs["dtype"], ic.attrs.get("shape") or TensorShape(None))],
+            doc="An input that must be fed at run time.")
+register_op("PlaceholderWithDefault", kernel=lambda xp: (lambda default, dtype=None, shape=None: default),
+            infer=lambda ic: [(ic.dtype(0), ic.attrs.get("shape") or ic.shape(0))], grad=lambda op, g: g,
+            doc="An input that may be fed; otherwise it takes the value of its input.")
+register_op("NoOp", kernel=lambda xp: (lambda *args: ()), infer=lambda ic: [], num_outputs=0,
+            doc="Does nothing; used to group control dependencies (tf.group).")
+
+
+# --- resources ----------------------------------------------------------------------------------
+def _var_handle_kernel(xp):
+    def k(dtype, shape, shared_name, eager_variable=None, _runtime=None):
+        if eager_variable is not None:
+            return eager_variable
+        return _runtime.resource(shared_name)
+    return k
+
+
+register_op("VarHandleOp", kernel=_var_handle_kernel,
+            infer=lambda ic: [(dtypes.resource, TensorShape([]))], stateful=True, needs_runtime=True,
+            doc="Produces the handle of a variable.")
+
+
+def _read_kernel(xp):
+    def k(handle, dtype=None, shape=None):
+        value = handle._value
+        if value is None:
+            raise FailedPreconditionError(
+                None, None, f"Could not find variable {handle.name}. This could mean that the variable has been "
+                            f"deleted. In TF1, it can also mean the variable is uninitialized: run "
+                            f"tf.compat.v1.global_variables_initializer() (or the variable's initializer) first.")
+        return value[()] if getattr(value, "ndim", 1) == 0 else value
+    return k
+
+
+def _read_infer(ic):
+    return [(ic.attrs.get("dtype", dtypes.float32), ic.attrs.get("shape", TensorShape(None)))]
+
+
+register_op("ReadVariableOp", kernel=_read_kernel, infer=_read_infer, grad=lambda op, g: g,
+            saves_inputs=False, saves_outputs=False, stateful=True, doc="Reads a variable's current value.")
+
+
+def _assign_kernel(combine):
+    def make(xp):
+        def k(handle, value, dtype=None):
+            if combine is not None:
+                value = combine(_read_kernel(xp)(handle), value)  # reading raises if uninitialized
+            handle._value = _freeze(value)
+            return ()
+        return k
+    return make
+
+
+for _name, _combine in [("AssignVariableOp", None), ("AssignAddVariableOp", lambda a, b: a + b),
+                        ("AssignSubVariableOp", lambda a, b: a - b)]:
+    register_op(_name, kernel=_assign_kernel(_combine), infer=lambda ic: [], num_outputs=0, stateful=True,
+                doc="Writes a variable (replacing its buffer, so earlier reads stay valid).")
