@@ -231,6 +231,9 @@ class Variable:
         return t
 
     def numpy(self):
+        if self._graph is not None:
+            raise NotImplementedError("numpy() is only available when eager execution is enabled. This variable "
+                                      "lives in a tf.Graph: use sess.run(variable).")
         v = self._read_untracked().numpy()
         return np.array(v) if isinstance(v, np.ndarray) else v
 

@@ -72,4 +72,10 @@ UnavailableError = _subclass("UnavailableError", UNAVAILABLE, "The runtime is un
 DataLossError = _subclass("DataLossError", DATA_LOSS, "Unrecoverable data loss.")
 UnauthenticatedError = _subclass("UnauthenticatedError", UNAUTHENTICATED, "Not authenticated.")
 
+
+
+class OperatorNotAllowedInGraphError(TypeError):
+    """A Python operation (``bool(t)``, iteration) that needs a value was applied to a symbolic tensor."""
+
+
 __all__ = [n for n in dir() if n.endswith("Error") or n.isupper()]

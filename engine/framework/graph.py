@@ -92,8 +92,11 @@ class SymbolicTensor(Tensor):
                                   f"which is not supported.")
 
     def __bool__(self):
-        raise TypeError(f"Using a symbolic `tf.Tensor` ({self.name}) as a Python `bool` is not allowed: its value "
-                        f"is not known while the graph is built. Use tf.cond (or let AutoGraph convert the `if`).")
+        from .errors import OperatorNotAllowedInGraphError
+        raise OperatorNotAllowedInGraphError(
+            f"Using a symbolic `tf.Tensor` ({self.name}) as a Python `bool` is not allowed: its value is not "
+            f"known while the graph is built. Use Eager execution, or tf.cond (AutoGraph converts an `if` on a "
+            f"tensor inside @tf.function).")
 
     def __len__(self):
         raise TypeError(f"len is not well defined for a symbolic Tensor ({self.name}). Please call `x.shape` "

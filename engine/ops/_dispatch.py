@@ -67,7 +67,8 @@ def check_same_dtype(op_name, *tensors):
 def dtype_error(op_name, index, expected, got):
     """TF's error for mismatched input dtypes: InvalidArgumentError eagerly, TypeError in graphs."""
     if ctx.graph is not None:
-        return TypeError(f"Input {index} of '{op_name}' Op has type {got.name} that does not match type "
+        arg = "y" if index == 1 else f"#{index}"
+        return TypeError(f"Input '{arg}' of '{op_name}' Op has type {got.name} that does not match type "
                          f"{expected.name} of argument 'x'. Cast one side with tf.cast so both match.")
     return InvalidArgumentError(
         None, None,

@@ -394,13 +394,15 @@ def log_softmax(logits, axis=None, name=None):
 
 
 def _may_be_nonzero(t):
-    """False only for an all-zero eager gradient that no tape is watching.
+    """False for ``None`` and for an all-zero eager gradient that no tape is watching.
 
     Multi-output ops receive zeros for outputs nothing used. When no outer tape
     records the backward pass, skipping a term multiplied by such zeros changes
     no value and saves work; when one does (higher-order gradients) or in a
     graph, the exact formula is always built.
     """
+    if t is None:
+        return False
     if ctx.tapes or not isinstance(t, EagerTensor):
         return True
     value = t._value

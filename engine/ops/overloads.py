@@ -20,7 +20,7 @@ __all__ = []
 _NO_ATTRS = {}
 
 
-def _fast_binary(op, slow):
+def _fast_binary(op, slow, graph_name):
     """``x op y`` with an eager fast path; otherwise the public function's full conversion.
 
     The fast path is ``execute`` specialised for the commonest case (two eager
@@ -46,10 +46,10 @@ def _fast_binary(op, slow):
                 if c.tapes:
                     record(op, (x, y), _NO_ATTRS, (out,))
                 return out
-        return slow(x, y)
+        return slow(x, y, name=graph_name)
 
     def reflected(y, x):
-        return slow(x, y)
+        return slow(x, y, name=graph_name)
     return forward, reflected
 
 
@@ -101,26 +101,27 @@ def _ne(x, y):
         raise
 
 
+# Graph nodes made by operators get TF's lower-case names ("add", "mul"...), as in TF graphs.
 _BINARY = {
-    "add": _fast_binary(math_ops._ADD, math_ops.add),
-    "sub": _fast_binary(math_ops._SUB, math_ops.subtract),
-    "mul": _fast_binary(math_ops._MUL, math_ops.multiply),
-    "floordiv": _fast_binary(math_ops._FLOORDIV, math_ops.floordiv),
-    "mod": _fast_binary(math_ops._FLOORMOD, math_ops.floormod),
-    "pow": _fast_binary(math_ops._POW, math_ops.pow),
-    "lt": _fast_binary(math_ops._LESS, math_ops.less),
-    "le": _fast_binary(math_ops._LESS_EQUAL, math_ops.less_equal),
-    "gt": _fast_binary(math_ops._GREATER, math_ops.greater),
-    "ge": _fast_binary(math_ops._GREATER_EQUAL, math_ops.greater_equal),
+    "add": _fast_binary(math_ops._ADD, math_ops.add, "add"),
+    "sub": _fast_binary(math_ops._SUB, math_ops.subtract, "sub"),
+    "mul": _fast_binary(math_ops._MUL, math_ops.multiply, "mul"),
+    "floordiv": _fast_binary(math_ops._FLOORDIV, math_ops.floordiv, "floordiv"),
+    "mod": _fast_binary(math_ops._FLOORMOD, math_ops.floormod, "mod"),
+    "pow": _fast_binary(math_ops._POW, math_ops.pow, "pow"),
+    "lt": _fast_binary(math_ops._LESS, math_ops.less, "Less"),
+    "le": _fast_binary(math_ops._LESS_EQUAL, math_ops.less_equal, "LessEqual"),
+    "gt": _fast_binary(math_ops._GREATER, math_ops.greater, "Greater"),
+    "ge": _fast_binary(math_ops._GREATER_EQUAL, math_ops.greater_equal, "GreaterEqual"),
 }
 
 
 def _truediv(x, y):
-    return math_ops.truediv(x, y)
+    return math_ops.truediv(x, y, name="truediv")
 
 
 def _matmul(x, y):
-    return linalg_ops.matmul(x, y)
+    return linalg_ops.matmul(x, y, name="matmul")
 
 
 def _getitem(x, key):
@@ -135,9 +136,9 @@ def install(cls):
         if name not in ("lt", "le", "gt", "ge"):
             setattr(cls, f"__r{name}__", reflected)
     cls.__truediv__ = _truediv
-    cls.__rtruediv__ = lambda y, x: math_ops.truediv(x, y)
+    cls.__rtruediv__ = lambda y, x: math_ops.truediv(x, y, name="truediv")
     cls.__matmul__ = _matmul
-    cls.__rmatmul__ = lambda y, x: linalg_ops.matmul(x, y)
+    cls.__rmatmul__ = lambda y, x: linalg_ops.matmul(x, y, name="matmul")
     for name, (forward, reflected) in {
         "and": _bool_or_bitwise(math_ops.logical_and, math_ops.bitwise_and),
         "or": _bool_or_bitwise(math_ops.logical_or, math_ops.bitwise_or),

@@ -104,7 +104,12 @@ def set_seed(seed):
     Resets the op-seed counter (so the ops that follow get the same op seeds as
     after the previous ``set_seed`` with this value) and forgets every stream (so
     explicitly seeded ops start their sequences again). ``None`` clears the seed.
+    While a graph is being built, it sets that graph's ``seed`` instead, as TF does.
     """
+    graph = ctx.graph
+    if graph is not None:
+        graph.seed = seed
+        return
     with STATE.lock:
         if seed is not None:
             seed = int(np.asarray(seed)) if not isinstance(seed, int) else seed

@@ -610,3 +610,16 @@ def test_gpu_matches_cpu_for_activations_softmax_and_losses():
             tf.nn.sparse_softmax_cross_entropy_with_logits(labels=[1, 7], logits=tf.zeros([2, 5]))
     np.testing.assert_allclose(gpu[0], cpu[0], rtol=1e-10)
     np.testing.assert_allclose(gpu[1], cpu[1], rtol=1e-10, atol=1e-12)
+
+
+def test_cross_entropy_gradients_accept_none_for_the_unused_output():
+    from engine.ops import nn_ops
+    logits = tf.constant(LOGITS64)
+    loss, backprop = nn_ops.execute(nn_ops._SCE, (logits, tf.constant(LABELS64)))
+
+    class Op:
+        inputs = (logits, tf.constant(LABELS64))
+        outputs = (loss, backprop)
+    d_logits, d_labels = nn_ops._sce_grad(Op, tf.ones([2], tf.float64), None)
+    np.testing.assert_allclose(d_logits.numpy(), backprop.numpy())
+    np.testing.assert_allclose(d_labels.numpy(), -tf.nn.log_softmax(logits).numpy())

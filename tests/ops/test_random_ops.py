@@ -61,6 +61,18 @@ def test_graph_mode_op_seeds_count_per_graph():
         ctx.graph = saved
 
 
+def test_set_seed_inside_a_graph_sets_the_graph_seed():
+    graph = tf.compat.v1.Graph()
+    with graph.as_default():
+        tf.random.set_seed(12)
+        assert random_ops.get_seed(None) == (12, 0)
+        u = tf.random.uniform([2])
+        with tf.compat.v1.Session() as sess:
+            first, second = sess.run(u), sess.run(u)
+    assert graph.seed == 12 and random_ops.STATE.global_seed is None
+    assert first.shape == (2,) and not np.array_equal(first, second)      # a stateful node: a new draw per run
+
+
 def test_global_seed_makes_the_sequence_reproducible():
     tf.random.set_seed(1)
     a, b = tf.random.uniform([2]).numpy(), tf.random.uniform([2]).numpy()
