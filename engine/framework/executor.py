@@ -131,11 +131,21 @@ def compile_plan(fetch_tensors, target_ops, feed_tensors):
     return Plan(ops, list(feed_tensors), list(fetch_tensors), env["plan"], source)
 
 
+_RANDOM_OPS = frozenset(["RandomUniform", "RandomStandardNormal", "TruncatedNormal", "RandomUniformInt",
+                         "RandomShuffle"])
+
+
 def _kernel_for(op):
-    """The kernel of ``op`` for the backend of the device it was placed on."""
+    """The kernel of ``op`` for the backend of the device it was placed on.
+
+    Random ops get their own random stream per graph node (as each TF node has
+    its own generator), rather than sharing the eager streams.
+    """
     device = lookup_device(op.device) if op.device else None
     backend = device.backend if device is not None else NUMPY
     kernel = op.op_def.kernel(backend)
+    if op.type in _RANDOM_OPS:
+        kernel = _with_stream_owner(op, kernel)
     if backend == NUMPY:
         return kernel
 
@@ -143,3 +153,12 @@ def _kernel_for(op):
         with device.activate():
             return kernel(*[device.put(a) if hasattr(a, "shape") else a for a in args], **kwargs)
     return on_device
+
+
+def _with_stream_owner(op, kernel):
+    from ..ops.random_ops import stream_owner
+
+    def random_kernel(*args, **kwargs):
+        with stream_owner(op):
+            return kernel(*args, **kwargs)
+    return random_kernel

@@ -476,3 +476,35 @@ def test_gpu_matches_cpu_for_conv_pool_and_their_gradients():
         gpu = run()
     for a, b in zip(cpu, gpu):
         np.testing.assert_allclose(b, a, rtol=1e-10, atol=1e-12)
+
+
+def test_graph_mode_values_and_gradients_equal_eager():
+    v1 = tf.compat.v1
+    labels = np.array([1, 5])
+    x_value = np.sin(np.arange(2 * 6 * 6 * 2) * 0.3).reshape(2, 6, 6, 2)
+    w_value = np.cos(np.arange(3 * 3 * 2 * 4) * 0.5).reshape(3, 3, 2, 4)
+
+    def model(x, w):
+        y = tf.nn.relu(tf.nn.bias_add(tf.nn.conv2d(x, w, 2, "SAME"), tf.constant([0.1, -0.2, 0.3, 0.0],
+                                                                                  tf.float64)))
+        p = tf.nn.max_pool2d(y, 2, 1, "SAME") + tf.nn.avg_pool2d(y, 3, 1, "SAME")
+        logits = tf.reshape(p, [-1, 36])
+        return (tf.reduce_mean(tf.nn.sparse_softmax_cross_entropy_with_logits(labels=labels, logits=logits))
+                + tf.reduce_sum(tf.nn.log_softmax(logits, axis=0)[0]))
+
+    graph = v1.Graph()
+    with graph.as_default():
+        x = v1.placeholder(tf.float64, [None, 6, 6, 2])
+        w = tf.constant(w_value)
+        assert tf.nn.conv2d(x, w, 2, "SAME").shape.as_list() == [None, 3, 3, 4]
+        loss = model(x, w)
+        grads = v1.gradients(loss, [x, w])
+        with v1.Session() as sess:
+            graph_values = sess.run([loss] + grads, {x: x_value})
+    xt, wt = tf.constant(x_value), tf.constant(w_value)
+    with tf.GradientTape() as tape:
+        tape.watch([xt, wt])
+        eager_loss = model(xt, wt)
+    eager_values = [eager_loss] + tape.gradient(eager_loss, [xt, wt])
+    for g, e in zip(graph_values, eager_values):
+        np.testing.assert_allclose(g, e.numpy(), rtol=1e-12, atol=1e-14)

@@ -33,7 +33,7 @@ __all__ = ["placeholder", "placeholder_with_default", "Session", "InteractiveSes
            "assign_add", "assign_sub", "gradients", "trainable_variables", "global_variables", "train",
            "disable_eager_execution", "enable_eager_execution", "get_default_graph", "reset_default_graph",
            "get_default_session", "Graph", "GraphKeys", "control_dependencies", "group", "executing_eagerly",
-           "disable_v2_behavior", "enable_v2_behavior"]
+           "disable_v2_behavior", "enable_v2_behavior", "set_random_seed", "get_seed"]
 
 
 def placeholder(dtype, shape=None, name=None):
@@ -100,6 +100,17 @@ def assign_add(ref, value, use_locking=None, name=None):
 
 def assign_sub(ref, value, use_locking=None, name=None):
     return ref.assign_sub(value)
+
+
+def set_random_seed(seed):
+    """TF1's name for ``tf.random.set_seed``."""
+    from ...ops.random_ops import set_seed
+    set_seed(seed)
+
+
+def get_seed(op_seed):
+    from ...ops.random_ops import get_seed as _get_seed
+    return _get_seed(op_seed)
 
 
 def executing_eagerly():
