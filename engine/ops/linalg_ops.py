@@ -296,9 +296,10 @@ def trace(x, name=None):
 def _tensordot_axes(a, b, axes):
     ra, rb = a.shape.rank, b.shape.rank
     if isinstance(axes, Tensor):
-        if not isinstance(axes, EagerTensor):
+        value = _static_value(axes)
+        if value is None:
             raise NotImplementedError("tensordot needs `axes` known when the op is built (a Python value)")
-        axes = axes.numpy().tolist()
+        axes = value.tolist()
     if isinstance(axes, (int, np.integer)):
         n = int(axes)
         if n < 0:
@@ -326,20 +327,41 @@ def _tensordot_axes(a, b, axes):
     raise ValueError(f"`axes` must be an integer or have length 2. Received {axes}.")
 
 
+def _static_value(t):
+    from ..framework.graph import constant_value
+    return constant_value(t)
+
+
 def _tensordot_reshape(t, axes, flipped):
-    """Transpose ``t`` so ``axes`` come last (first if ``flipped``) and flatten to a matrix."""
+    """Transpose ``t`` so ``axes`` come last (first if ``flipped``) and flatten it to a matrix.
+
+    Returns the matrix and the free dimensions: a list of ints when known, else an
+    int32 tensor (a graph input with unknown dimensions), as TF does.
+    """
     from . import array_ops
+    from .reduction_ops import reduce_prod
     shape = t.shape.as_list()
     free = [i for i in range(len(shape)) if i not in axes]
-    free_dims = [shape[i] for i in free]
-    prod_free = int(np.prod(free_dims, dtype=np.int64))
-    prod_axes = int(np.prod([shape[i] for i in axes], dtype=np.int64))
     perm = axes + free if flipped else free + axes
-    new_shape = [prod_axes, prod_free] if flipped else [prod_free, prod_axes]
     if perm != list(range(len(shape))):
         t = array_ops.transpose(t, perm)
-    if new_shape != [shape[i] for i in perm]:
-        t = array_ops.reshape(t, new_shape)
+    if None not in shape:
+        free_dims = [shape[i] for i in free]
+        prod_free = int(np.prod(free_dims, dtype=np.int64))
+        prod_axes = int(np.prod([shape[i] for i in axes], dtype=np.int64))
+        new_shape = [prod_axes, prod_free] if flipped else [prod_free, prod_axes]
+        if new_shape != [shape[i] for i in perm]:
+            t = array_ops.reshape(t, new_shape)
+        return t, free_dims
+    dynamic = array_ops.shape(t)   # after the transpose
+    n_first = len(axes) if flipped else len(free)
+    first = reduce_prod(dynamic[:n_first]) if n_first else 1
+    second = reduce_prod(dynamic[n_first:]) if len(shape) - n_first else 1
+    t = array_ops.reshape(t, array_ops.stack([first, second]) if isinstance(first, Tensor) or isinstance(
+        second, Tensor) else [first, second])
+    free_dims = dynamic[len(axes):] if flipped else dynamic[:len(free)]
+    if all(shape[i] is not None for i in free):
+        free_dims = [shape[i] for i in free]
     return t, free_dims
 
 
@@ -348,20 +370,29 @@ def tensordot(a, b, axes, name=None):
 
     ``axes=n`` contracts the last ``n`` axes of ``a`` with the first ``n`` of ``b``;
     ``axes=[[a_axes], [b_axes]]`` names them. The result has ``a``'s free axes
-    followed by ``b``'s. Shapes must be known (always true eagerly).
+    followed by ``b``'s. The ranks must be known; unknown dimensions (graph
+    placeholders) are read at run time.
     """
     from . import array_ops
     a, b = to_tensor(a), to_tensor(b)
-    if not (a.shape.is_fully_defined() and b.shape.is_fully_defined()):
-        raise NotImplementedError("engine's tensordot needs fully known input shapes")
+    if a.shape.rank is None or b.shape.rank is None:
+        raise NotImplementedError("engine's tensordot needs inputs of known rank")
     a_axes, b_axes = _tensordot_axes(a, b, axes)
     a_mat, a_free = _tensordot_reshape(a, a_axes, False)
     b_mat, b_free = _tensordot_reshape(b, b_axes, True)
     product = matmul(a_mat, b_mat)
-    out_shape = a_free + b_free
-    if product.shape.as_list() != out_shape:
-        product = array_ops.reshape(product, out_shape)
-    return product
+    if isinstance(a_free, list) and isinstance(b_free, list):
+        out_shape = a_free + b_free
+        if product.shape.as_list() != out_shape:
+            product = array_ops.reshape(product, out_shape)
+        return product
+    return array_ops.reshape(product, array_ops.concat([_int_vector(a_free), _int_vector(b_free)], 0))
+
+
+def _int_vector(dims):
+    """Free dimensions as an int32 vector tensor (a list of ints, or already a tensor)."""
+    from ._dispatch import int_tensor
+    return int_tensor(dims) if isinstance(dims, list) else dims
 
 
 # --------------------------------------------------------------------------------------
@@ -428,8 +459,13 @@ def _einsum_grad(op, grad):
             g = reduce_sum(g, summed, keepdims=True)
         # 3. labels summed away only in this operand: broadcast the gradient along them
         if len(keep) < len(unique):
-            g = array_ops.reshape(g, [x_dims[c] if c in keep else 1 for c in unique])
-            g = array_ops.broadcast_to(g, [x_dims[c] for c in unique])
+            for k, c in enumerate(unique):
+                if c not in keep:
+                    g = array_ops.expand_dims(g, k)
+            target = [x_dims[c] for c in unique]
+            if None in target:   # a graph input with unknown dimensions: read them at run time
+                target = array_ops.gather(array_ops.shape(x), [s.index(c) for c in unique])
+            g = array_ops.broadcast_to(g, target)
         # 4. labels repeated within the operand ('ii'): place the gradient on the diagonal
         if len(unique) < len(s):
             seen, target, eyes, pool = set(), "", [], iter(fresh)
@@ -441,7 +477,11 @@ def _einsum_grad(op, grad):
                 else:
                     seen.add(c)
                     target += c
-            eye_tensors = [constant(np.eye(x_dims[pair[0]], dtype=x.dtype.as_numpy_dtype)) for pair in eyes]
+            eye_tensors = []
+            for pair in eyes:
+                n = x_dims[pair[0]]
+                eye_tensors.append(constant(np.eye(n, dtype=x.dtype.as_numpy_dtype)) if n is not None else
+                                   array_ops.eye(array_ops.shape(x)[s.index(pair[0])], dtype=x.dtype))
             g = _einsum_op(",".join([unique] + eyes) + "->" + target, [g] + eye_tensors)
         grads.append(g)
     return grads
@@ -502,7 +542,7 @@ def _canonical_equation(equation, shapes):
             known = sizes.get(c)
             if known is None:
                 sizes[c] = d
-            elif known != d:
+            elif d is not None and known != d:
                 if c in ell and 1 in (known, d):
                     sizes[c] = max(known, d)
                     continue
@@ -518,7 +558,7 @@ def _canonical_equation(equation, shapes):
     else:
         if "..." in out:
             out = out.replace("...", ell)
-        elif most and any(sizes[c] != 1 for c in ell):
+        elif most and any(sizes.get(c) != 1 for c in ell):
             raise ValueError(f"Output subscripts of '{equation}' need an ellipsis ('...') when the inputs have "
                              f"one that stands for dimensions")
         for c in out:
@@ -544,6 +584,6 @@ def einsum(equation, *inputs, **kwargs):
     check_same_dtype("Einsum", *tensors)
     check_dtype("Einsum", tensors[0], _EINSUM_TYPES, "inputs")
     shapes = [_dims(t) for t in tensors]
-    if any(s is None or None in s for s in shapes):
-        raise NotImplementedError("engine's einsum needs fully known input shapes")
+    if any(s is None for s in shapes):
+        raise NotImplementedError("engine's einsum needs inputs of known rank")
     return _einsum_op(_canonical_equation(equation, shapes), tensors)

@@ -467,12 +467,21 @@ def scalar_mul(scalar, x, name=None):
     return multiply(scalar, x, name=name)
 
 
-def _mul_operator(x, y):
-    """The ``*`` operator: TF multiplies bool tensors as int32 and casts back (a logical AND)."""
+_NP_BOOL = np.dtype(bool)
+
+
+def _mul_operator(x, y, name=None):
+    """The ``*`` operator. Like TF's, it also accepts bool tensors: both sides are cast to
+    int32, multiplied and cast back to bool, i.e. a logical AND. (``tf.multiply`` refuses
+    bool, as TF's ``Mul`` op does.) ``overloads.py`` can use this for ``__mul__``.
+    """
+    if type(x) is EagerTensor and type(y) is EagerTensor and x._value.dtype != _NP_BOOL \
+            and y._value.dtype != _NP_BOOL:
+        return multiply(x, y, name=name)
     x, y = _convert_pair(x, y)
     if x.dtype.is_bool or y.dtype.is_bool:
-        return cast(multiply(cast(x, dtypes.int32), cast(y, dtypes.int32)), dtypes.bool)
-    return multiply(x, y)
+        return cast(multiply(cast(x, dtypes.int32), cast(y, dtypes.int32)), dtypes.bool, name=name)
+    return multiply(x, y, name=name)
 
 
 # --------------------------------------------------------------------------------------

@@ -16,7 +16,7 @@ from ..framework import dtypes
 from ..framework.context import ctx
 from ..framework.errors import InvalidArgumentError
 from ..framework.registry import register_op
-from ..framework.tensor import EagerTensor, Tensor, convert_to_tensor
+from ..framework.tensor import Tensor, convert_to_tensor
 from ..framework.tensor_shape import TensorShape
 from . import _shapes
 from ._dispatch import FLOAT, NUMERIC, check_dtype, execute, int_tensor, to_tensor
@@ -126,13 +126,19 @@ def reduced_shape(input_shape_tensor_or_list, axes):
 # --------------------------------------------------------------------------------------
 # Gradients
 # --------------------------------------------------------------------------------------
+def _static(t):
+    """The NumPy value of ``t`` when known without running anything (eager values, graph constants)."""
+    from ..framework.graph import constant_value
+    return constant_value(t)
+
+
 def _keepdims_grad(op, grad):
     """Reshape ``grad`` to the keepdims shape and broadcast it to the input's shape."""
     from . import array_ops
     x, axis = op.inputs
     if x.shape.is_fully_defined():
         x_shape = x.shape.as_list()
-        axes = axis.numpy() if _is_eager(axis) else None
+        axes = _static(axis)
         if axes is not None:
             kept = reduced_shape(x_shape, axes)
             if grad.shape.as_list() != kept:
@@ -141,10 +147,6 @@ def _keepdims_grad(op, grad):
     x_shape = array_ops.shape(x)
     grad = array_ops.reshape(grad, reduced_shape(x_shape, axis))
     return array_ops.broadcast_to(grad, x_shape)
-
-
-def _is_eager(t):
-    return isinstance(t, EagerTensor)
 
 
 def _sum_grad(op, grad):
@@ -179,13 +181,18 @@ def _prod_grad(op, grad):
 
     Move the reduced axes to the front, flatten them, and multiply an exclusive
     cumulative product from the left by one from the right, as TF does. Needs the
-    input's shape and the axes to be known (always true eagerly).
+    input's shape and the axes to be known when the gradient is built (always true
+    eagerly; in a graph, a placeholder with unknown dimensions is not supported).
     """
     from . import array_ops, math_ops
     x, axis = op.inputs
+    axes = _static(axis)
+    if axes is None or not x.shape.is_fully_defined():
+        raise NotImplementedError("The gradient of reduce_prod needs the input's shape and the axes to be known "
+                                  f"when the gradient is built; got shape {x.shape}.")
     shape = x.shape.as_list()
     rank = len(shape)
-    axes = list(_normalize(np.ravel(axis.numpy()), rank, "Prod"))
+    axes = list(_normalize(np.ravel(axes), rank, "Prod"))
     other = [i for i in range(rank) if i not in axes]
     perm = axes + other
     reduced_n = int(np.prod([shape[i] for i in axes], dtype=np.int64))
