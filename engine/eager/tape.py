@@ -46,26 +46,26 @@ class UnconnectedGradients(enum.Enum):
     ZERO = "zero"
 
 
-class _Meta:
-    """Stands in for a tensor whose value the gradient does not need: shape and dtype only."""
+class _Meta(tuple):
+    """Stands in for a tensor whose value the gradient does not need: ``(shape, dtype, id)`` only.
 
-    __slots__ = ("_shape", "_dtype", "_id")
+    A tuple subclass so that recording one costs almost nothing; ``shape`` and
+    ``dtype`` are built only if a gradient function asks for them.
+    """
 
-    def __init__(self, tensor):
-        try:                      # eager tensors and variables: keep the array's cheap metadata
-            value = tensor._value
-            self._shape, self._dtype = value.shape, value.dtype
-        except AttributeError:    # symbolic tensors
-            self._shape, self._dtype = tensor.shape, tensor.dtype
-        self._id = tensor._id
+    __slots__ = ()
 
     @property
     def shape(self):
-        return TensorShape(self._shape)
+        return TensorShape(self[0])
 
     @property
     def dtype(self):
-        return as_dtype(self._dtype)
+        return as_dtype(self[1])
+
+    @property
+    def _id(self):
+        return self[2]
 
     def __repr__(self):
         return f"<value not kept by the tape: shape={self.shape}, dtype={self.dtype.name}>"
@@ -81,7 +81,8 @@ class RecordedOp:
     their registered gradient.
     """
 
-    __slots__ = ("type", "op_def", "inputs", "outputs", "attrs", "input_ids", "output_ids", "backward")
+    __slots__ = ("type", "op_def", "inputs", "outputs", "attrs", "input_ids", "output_ids", "backward",
+                 "skip_input_indices")
 
     def __init__(self, op_def, op_type, inputs, outputs, attrs, input_ids, output_ids, backward=None):
         self.op_def = op_def
@@ -92,6 +93,9 @@ class RecordedOp:
         self.input_ids = input_ids
         self.output_ids = output_ids
         self.backward = backward
+        # Set during the backward walk: inputs that need no gradient (TF's op.skip_input_indices),
+        # so gradient functions may skip computing them (e.g. MatMul's gradient for constant data).
+        self.skip_input_indices = ()
 
     @property
     def name(self):
@@ -114,13 +118,21 @@ class RecordedOp:
         return f"<RecordedOp {self.type}>"
 
 
+def _meta(t):
+    try:
+        value = t._value  # eager tensors and variables
+        return _Meta((value.shape, value.dtype, t._id))
+    except AttributeError:
+        return t          # symbolic tensors (tapes inside tf.function): keep them, they hold no data
+
+
 def _keep(tensors, keep):
     """Keep the values a gradient needs: all (True), none (False), or the listed indices."""
     if keep is True:
         return tuple(tensors)
     if keep is False:
-        return tuple([_Meta(t) for t in tensors])
-    return tuple([t if i in keep else _Meta(t) for i, t in enumerate(tensors)])
+        return tuple([_meta(t) for t in tensors])
+    return tuple([t if i in keep else _meta(t) for i, t in enumerate(tensors)])
 
 
 class GradientTape:
@@ -419,6 +431,7 @@ def imperative_grad(entries, targets, sources, seeds=None,
             if g is None:  # unused output of a multi-output op: zeros
                 out = e.outputs[k]
                 out_grads[k] = _ops.array_ops.zeros(out.shape.as_list(), dtype=out.dtype)
+        e.skip_input_indices = tuple(i for i, tid in enumerate(e.input_ids) if tid not in reach)
         for tid, x, g in zip(e.input_ids, e.inputs, e.input_grads(out_grads)):
             if g is None or not x.dtype.is_floating:
                 continue  # no gradient flows into integer or boolean values

@@ -151,6 +151,7 @@ class Operation:
         self._control_inputs = list(control_inputs)
         self.device = device or ""
         self._id = _next_id()
+        self.skip_input_indices = ()  # set while building gradients: inputs that need none
         self.outputs = [SymbolicTensor(self, i, dtype, shape) for i, (dtype, shape) in enumerate(output_specs)]
         for t in self._inputs:
             t._consumers.append(self)

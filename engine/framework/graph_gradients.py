@@ -66,6 +66,7 @@ def gradients(ys, xs, grad_ys=None, name="gradients", gate_gradients=False, aggr
             if all(g is None for g in out_grads):
                 continue
             out_grads = [array_ops.zeros_like(t) if g is None else g for t, g in zip(op.outputs, out_grads)]
+            op.skip_input_indices = tuple(i for i, t in enumerate(op.inputs) if t._id not in reach)
             with name_scope(op.name + "_grad"):
                 in_grads = call_gradient(op, op.op_def.grad, out_grads)
             for t, g in zip(op.inputs, in_grads):

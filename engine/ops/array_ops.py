@@ -53,7 +53,7 @@ def static_or_dynamic_shape(x):
 
 def _ints(a):
     """An index/shape input array as a tuple of Python ints (works for NumPy and CuPy)."""
-    return tuple(int(v) for v in np.ravel(a.tolist() if hasattr(a, "tolist") else a))
+    return tuple(int(v) for v in (a.ravel() if hasattr(a, "ravel") else np.ravel(a)).tolist())
 
 
 def _host(a):
@@ -61,6 +61,11 @@ def _host(a):
     if isinstance(a, (np.ndarray, np.generic)):
         return np.asarray(a)
     return a.get() if hasattr(a, "get") else np.asarray(a)
+
+
+def _scalar(v):
+    """A rank-0 kernel input as a Python scalar (NumPy scalar or 0-d CuPy array), for ``xp.full``-style fills."""
+    return v.item() if hasattr(v, "item") else v
 
 
 def _iae(message):
@@ -313,7 +318,7 @@ def _fill_kernel(xp):
         for v in d:
             if v < 0:
                 raise _iae(f"Dimension {v} must be >= 0")
-        return xp.full(d, value, dtype=value.dtype)[()]
+        return xp.full(d, _scalar(value), dtype=value.dtype)[()]
     return k
 
 
@@ -974,7 +979,7 @@ def _pad_kernel(xp):
             if np.ndim(constant_values) != 0:
                 raise _iae(f"constant_values must be a scalar. Shape of constant_values is "
                            f"{_fmt(np.shape(constant_values))}")
-            fill_value = constant_values
+            fill_value = _scalar(constant_values)
         out_shape = tuple(d + a + b for d, (a, b) in zip(x.shape, pairs))
         out = xp.full(out_shape, fill_value, dtype=x.dtype)
         out[tuple(builtins.slice(a, a + d) for d, (a, _) in zip(x.shape, pairs))] = x
@@ -1645,7 +1650,7 @@ def _linspace_kernel(xp):
             raise _iae(f"Requires num >= 0: {n}")
         dtype = start.dtype
         if n <= 1:
-            return xp.full((n,), start, dtype=dtype)
+            return xp.full((n,), _scalar(start), dtype=dtype)
         step = (stop - start) / dtype.type(n - 1)            # computed in the dtype, as TF does
         out = xp.arange(n, dtype=dtype) * step + start
         out[-1] = stop                                        # the last value is exactly ``stop``

@@ -49,7 +49,8 @@ _fmt = _shapes.fmt
 
 
 def _ints(a):
-    return tuple(int(v) for v in np.ravel(a.tolist() if hasattr(a, "tolist") else a))
+    """An index/shape input array as a tuple of Python ints (works for NumPy and CuPy)."""
+    return tuple(int(v) for v in (a.ravel() if hasattr(a, "ravel") else np.ravel(a)).tolist())
 
 
 class _SpecError(Exception):
