@@ -43,6 +43,7 @@ from .ops.linalg_ops import *  # noqa: F401,F403
 from .framework.graph import Graph, Operation, control_dependencies, get_default_graph  # noqa: F401,E402
 from .framework.graph import constant_value as get_static_value  # noqa: F401,E402
 from .compat.v1 import group  # noqa: F401,E402
+from .framework.graph_gradients import gradients  # noqa: F401,E402
 from . import compat, config, dtypes, errors, linalg, math, nest, nn, random, test  # noqa: F401,E402
 
 newaxis = None

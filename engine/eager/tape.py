@@ -127,12 +127,13 @@ def _meta(t):
 
 
 def _keep(tensors, keep):
-    """Keep the values a gradient needs: all (True), none (False), or the listed indices."""
+    """Keep the values a gradient needs: all (True), none (False), or the listed indices (-1 = last)."""
     if keep is True:
         return tuple(tensors)
     if keep is False:
         return tuple([_meta(t) for t in tensors])
-    return tuple([t if i in keep else _meta(t) for i, t in enumerate(tensors)])
+    n = len(tensors)
+    return tuple([t if i in keep or i - n in keep else _meta(t) for i, t in enumerate(tensors)])
 
 
 class GradientTape:

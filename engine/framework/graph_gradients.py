@@ -23,7 +23,11 @@ def _flows_into(tensor):
 
 def gradients(ys, xs, grad_ys=None, name="gradients", gate_gradients=False, aggregation_method=None,
               stop_gradients=None, unconnected_gradients="none"):
-    """Symbolic d(sum ys)/d(xs): one tensor (or None) per element of ``xs``."""
+    """Symbolic d(sum ys)/d(xs): one tensor (or None) per element of ``xs``. Graph mode only."""
+    from .context import executing_eagerly
+    if executing_eagerly():
+        raise RuntimeError("tf.gradients is not supported when eager execution is enabled. Use tf.GradientTape "
+                           "instead.")
     from ..ops import array_ops, math_ops
     from ..variables import _handle_in
     from .graph import get_default_graph

@@ -236,7 +236,7 @@ def _numpy_value(value, dtype):
     if arr.dtype.kind == "O":
         raise ValueError(f"Attempt to convert a value ({value!r}) with an unsupported type "
                          f"({type(value).__name__}) to a Tensor.")
-    if arr.dtype.kind == "f" and not dtype.is_floating:
+    if (arr.dtype.kind == "f" and not dtype.is_floating) or (arr.dtype.kind in "iuf" and dtype.is_bool):
         raise TypeError(f"Cannot convert {value!r} to EagerTensor of dtype {dtype.name}")
     if arr.dtype.kind in "iub" and dtype.is_integer and arr.size:
         info = np.iinfo(dtype._np)

@@ -654,9 +654,9 @@ def _concat_grad(op, grad):
 
 
 _CONCAT = register_op("ConcatV2", kernel=_concat_kernel, infer=_concat_infer, grad=_concat_grad,
-                      saves_inputs=True, saves_outputs=False,
-                      doc="Join tensors along an existing axis. The gradient needs the axis value, and the tape "
-                          "cannot name 'the last input' of a variadic op, so all inputs are kept.")
+                      saves_inputs=(-1,), saves_outputs=False,
+                      doc="Join tensors along an existing axis. The gradient needs only the axis value (the last "
+                          "input) and the shapes of the others.")
 
 
 def concat(values, axis, name="concat"):

@@ -220,8 +220,9 @@ def _mean_kernel(xp):
             if x.dtype.kind == "u":
                 return (s // n).astype(x.dtype)[()]
             return (s // n + ((s % n != 0) & (s < 0))).astype(x.dtype)[()]  # truncate toward zero
-        with quiet():   # the mean of nothing is NaN, quietly
-            return xp.mean(x, axis=ax, dtype=x.dtype, keepdims=keep_dims)
+        n = int(np.prod([x.shape[a] for a in ax], dtype=np.int64))
+        with quiet():   # the mean of nothing is 0 / 0 = NaN, quietly
+            return (xp.sum(x, axis=ax, dtype=x.dtype, keepdims=keep_dims) / x.dtype.type(n)).astype(x.dtype)[()]
     return k
 
 

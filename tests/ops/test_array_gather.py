@@ -96,6 +96,18 @@ def test_gather_gradient_is_dense_with_summed_duplicates():
     np.testing.assert_array_equal(g.numpy(), [[1] * 4, [0] * 4, [2] * 4])
 
 
+def test_embedding_lookup_style_variable_gradient():
+    table = tf.Variable(np.arange(10.0).reshape(5, 2))
+    with tf.GradientTape() as tape:
+        rows = tf.gather(table, [[4, 0], [4, 4]])
+        loss = tf.reduce_sum(rows * rows)
+    g = tape.gradient(loss, table)
+    expected = np.zeros((5, 2))
+    for i in [4, 0, 4, 4]:
+        expected[i] += 2 * np.arange(10.0).reshape(5, 2)[i]
+    np.testing.assert_array_equal(g.numpy(), expected)
+
+
 @settings(max_examples=40, deadline=None)
 @given(st.lists(st.integers(1, 4), min_size=1, max_size=3), st.data())
 def test_gather_property(shape, data):

@@ -102,6 +102,7 @@ def test_zeros_ones_like_and_fill():
     assert tf.zeros([2, 3], tf.float64).dtype == tf.float64
     f = tf.fill([2], 3)
     assert f.dtype == tf.int32 and f.numpy().tolist() == [3, 3]
+    assert tf.zeros([2], tf.string).numpy().tolist() == [b"", b""]          # TF
 
 
 def test_fill_errors():  # TF messages
