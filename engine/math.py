@@ -7,7 +7,7 @@ as in TF: ``tf.math.log``, ``tf.math.floordiv``, ``tf.math.squared_difference``,
 (``softplus`` and friends belong to ``tf.nn``; bitwise ops to ``tf.bitwise``.)
 """
 from .ops.math_ops import (  # noqa: F401
-    abs, add, add_n, ceil, cos, divide, divide_no_nan, equal, exp, floor, floordiv, floormod, greater,
+    abs, add, add_n, ceil, cos, divide, divide_no_nan, equal, erf, erfc, exp, floor, floordiv, floormod, greater,
     greater_equal, is_finite, is_inf, is_nan, less, less_equal, log, log1p, logical_and, logical_not, logical_or,
     logical_xor, maximum, minimum, mod, multiply, negative, not_equal, pow, reciprocal, round, rsqrt, scalar_mul,
     sigmoid, sign, sin, sqrt, square, squared_difference, subtract, tanh, truediv,

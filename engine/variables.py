@@ -16,6 +16,8 @@ directly (the fast path). In graph mode (a variable created inside
 (``VarHandleOp``, ``ReadVariableOp``, ``AssignVariableOp``...) to the graph, and
 the value lives in each ``Session``; see ``engine/ops/resource_ops.py``.
 """
+import sys
+
 import numpy as np
 
 from .framework import dtypes as _dtypes
@@ -286,22 +288,51 @@ class Variable:
         return self if read_value else None
 
     def assign_add(self, delta, use_locking=None, name=None, read_value=True):
-        """``v += delta``, in place."""
+        """``v += delta``."""
         t = self._prepare(delta, "assign_add")
         if ctx.graph is not None:
             return ctx.graph.assign_variable(self, t, "AssignAddVariableOp", read_value)
-        from .ops import math_ops
-        self._value = self._store(math_ops.add(self._read_untracked(), t))
+        self._update(np.add, t, math_ops_name="add")
         return self if read_value else None
 
     def assign_sub(self, delta, use_locking=None, name=None, read_value=True):
-        """``v -= delta``, in place."""
+        """``v -= delta``."""
         t = self._prepare(delta, "assign_sub")
         if ctx.graph is not None:
             return ctx.graph.assign_variable(self, t, "AssignSubVariableOp", read_value)
-        from .ops import math_ops
-        self._value = self._store(math_ops.subtract(self._read_untracked(), t))
+        self._update(np.subtract, t, math_ops_name="subtract")
         return self if read_value else None
+
+    def _update(self, ufunc, delta, math_ops_name):
+        """``value = value (op) delta``, in place when no one else can see the buffer.
+
+        Reads share the variable's buffer, so writing into it is safe only when no
+        snapshot tensor (and no other array) refers to it: we ask CPython's reference
+        counts. Otherwise compute a new buffer, as an assignment does. Either way
+        every tensor read earlier keeps its value (the copy-on-write rule).
+        """
+        value = self._value
+        if (self._device.backend == NUMPY and isinstance(value, np.ndarray) and value.ndim
+                and isinstance(delta._value, (np.ndarray, np.generic)) and self._sole_owner(value)
+                and np.broadcast_shapes(value.shape, np.shape(delta._value)) == value.shape):
+            value.flags.writeable = True
+            try:
+                ufunc(value, delta._value, out=value)
+            finally:
+                value.flags.writeable = False
+            return
+        from .ops import math_ops
+        self._value = self._store(getattr(math_ops, math_ops_name)(self._read_untracked(), delta))
+
+    @staticmethod
+    def _sole_owner(view):
+        """True if only this variable refers to ``view`` and to the memory under it."""
+        base = view.base
+        # references: the variable's attribute, the caller's local, our argument, getrefcount's argument
+        if sys.getrefcount(view) > 4 or base is None or not isinstance(base, np.ndarray):
+            return False
+        # the base array: referenced by the view (+ getrefcount's argument + our local); it must own its data
+        return sys.getrefcount(base) <= 3 and base.base is None and base.flags.owndata
 
     # --- printing ------------------------------------------------------------------------
     def __repr__(self):

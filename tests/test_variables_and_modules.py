@@ -131,3 +131,29 @@ def test_module_deduplicates_shared_variables():
     m.a = v
     m.b = [v, {"k": v}]
     assert len(m.variables) == 1
+
+
+def _data_pointer(v):
+    return v._value.__array_interface__["data"][0]
+
+
+def test_assign_sub_updates_in_place_only_when_nobody_else_sees_the_buffer():
+    v = tf.Variable(np.ones(4, np.float32))
+    v.assign_sub(tf.ones(4))          # the buffer is now one the variable owns alone
+    owned = _data_pointer(v)
+    v.assign_sub(tf.ones(4))
+    assert _data_pointer(v) == owned  # updated in place: no new allocation
+    snapshot = v.read_value()
+    v.assign_add(tf.fill([4], 5.0))
+    assert snapshot.numpy().tolist() == [-1.0] * 4  # the snapshot kept its value (copy on write)
+    assert v.numpy().tolist() == [4.0] * 4
+    assert _data_pointer(v) != owned
+
+
+def test_tape_values_survive_later_updates():
+    v = tf.Variable(np.full(3, 2.0, np.float32))
+    v.assign_add(tf.zeros(3))
+    with tf.GradientTape(persistent=True) as tape:
+        y = tf.reduce_sum(v * v)
+    v.assign_sub(tf.ones(3))  # must not change the value the tape saved for Mul's gradient
+    assert tape.gradient(y, v).numpy().tolist() == [4.0, 4.0, 4.0]

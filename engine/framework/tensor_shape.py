@@ -51,7 +51,9 @@ class TensorShape:
     __slots__ = ("_dims",)
 
     def __init__(self, dims):
-        if dims is None:
+        if type(dims) is tuple and all([type(d) is int and d >= 0 for d in dims]):
+            self._dims = dims  # the common case: a NumPy shape
+        elif dims is None:
             self._dims = None
         elif isinstance(dims, TensorShape):
             self._dims = dims._dims

@@ -27,6 +27,7 @@ from ..framework.registry import register_op
 from ..framework.tensor import EagerTensor, Tensor, convert_to_tensor
 from ..framework.tensor_shape import Dimension, TensorShape
 from . import _shapes
+from . import _dispatch, math_ops, reduction_ops  # noqa: E402  (used at call time)
 from ._dispatch import check_same_dtype, execute, int_tensor, to_tensor
 
 __all__ = [
@@ -295,7 +296,7 @@ def zeros_like(input, dtype=None, name=None):  # noqa: A002
     x = to_tensor(input) if not hasattr(input, "_is_variable") else input._read_untracked()
     out = execute(_ZEROS_LIKE, (x,), name=name)
     if dtype is not None and dtypes.as_dtype(dtype) != out.dtype:
-        from .math_ops import cast
+        cast = math_ops.cast
         out = cast(out, dtype)
     return out
 
@@ -305,7 +306,7 @@ def ones_like(input, dtype=None, name=None):  # noqa: A002
     x = to_tensor(input) if not hasattr(input, "_is_variable") else input._read_untracked()
     out = execute(_ONES_LIKE, (x,), name=name)
     if dtype is not None and dtypes.as_dtype(dtype) != out.dtype:
-        from .math_ops import cast
+        cast = math_ops.cast
         out = cast(out, dtype)
     return out
 
@@ -327,7 +328,7 @@ def _fill_infer(ic):
 
 
 def _fill_grad(op, grad):
-    from .reduction_ops import reduce_sum
+    reduce_sum = reduction_ops.reduce_sum
     return None, reduce_sum(grad)
 
 
@@ -646,7 +647,7 @@ def _concat_grad(op, grad):
         a = axis % r
         parts = split(grad, [v.shape[a] for v in values], axis=a)
     else:
-        from .math_ops import floormod
+        floormod = math_ops.floormod
         a = floormod(axis_t, rank(grad))
         sizes = stack([gather(shape(v), a) for v in values])
         parts = execute(_SPLITV, (grad, sizes, axis_t), {"num_split": len(values)})
@@ -847,7 +848,7 @@ def _tile_infer(ic):
 
 def _tile_grad(op, grad):
     """Reshape the gradient to interleaved ``[m0, d0, m1, d1, ...]`` and sum over the ``m`` axes."""
-    from .reduction_ops import reduce_sum
+    reduce_sum = reduction_ops.reduce_sum
     x, multiples = op.inputs
     m = known_value(multiples)
     if x.shape.is_fully_defined() and m is not None:
@@ -913,7 +914,7 @@ def _broadcast_to_infer(ic):
 
 
 def _broadcast_to_grad(op, grad):
-    from .math_ops import unbroadcast
+    unbroadcast = math_ops.unbroadcast
     return unbroadcast(grad, op.inputs[0]), None
 
 
@@ -1231,7 +1232,7 @@ def _gather_grad(op, grad):
     TF returns an ``IndexedSlices`` here; the engine has no sparse gradients, so it
     returns the equivalent dense tensor.
     """
-    from .math_ops import cast
+    cast = math_ops.cast
     params, indices, axis_t = op.inputs
     if indices.dtype == dtypes.int16:
         indices = cast(indices, dtypes.int32)
@@ -1537,7 +1538,7 @@ def _select_kernel(xp):
 
 
 def _select_grad(op, grad):
-    from .math_ops import unbroadcast
+    unbroadcast = math_ops.unbroadcast
     c, x, y = op.inputs
     zeros = zeros_like(grad)
     return None, unbroadcast(where(c, grad, zeros), x), unbroadcast(where(c, zeros, grad), y)
@@ -1582,7 +1583,7 @@ def where(condition, x=None, y=None, name=None):
         c = to_tensor(condition)
         if c.dtype is not dtypes.bool:
             raise TypeError(f"Cannot convert {condition!r} to EagerTensor of dtype bool")
-    from ._dispatch import binary_inputs
+    binary_inputs = _dispatch.binary_inputs
     x, y = binary_inputs("SelectV2", x, y)
     return execute(_SELECT, (c, x, y), name=name)
 
@@ -1638,7 +1639,7 @@ def range(start, limit=None, delta=1, dtype=None, name="range"):  # noqa: A001
         order = [dtypes.int32, dtypes.int64, dtypes.float16, dtypes.float32, dtypes.float64]
         dtype = max(inferred, key=lambda d: order.index(d) if d in order else 0)
     dtype = dtypes.as_dtype(dtype)
-    from .math_ops import cast
+    cast = math_ops.cast
     tensors = [cast(a, dtype) if isinstance(a, Tensor) else convert_to_tensor(a, dtype=dtype) for a in args]
     return execute(_RANGE, tuple(tensors), name=name)
 
@@ -1665,8 +1666,8 @@ def _linspace_infer(ic):
 
 def _linspace_grad(op, grad):
     """Element ``i`` is ``start + (stop - start) * t_i`` with ``t_i = i / (num - 1)``."""
-    from .math_ops import cast, multiply, subtract
-    from .reduction_ops import reduce_sum
+    cast, multiply, subtract = math_ops.cast, math_ops.multiply, math_ops.subtract
+    reduce_sum = reduction_ops.reduce_sum
     n = known_value(op.inputs[2])
     if n is None:
         raise NotImplementedError("The gradient of LinSpace needs a known num.")
@@ -1695,7 +1696,7 @@ def linspace(start, stop, num, name=None, axis=0):
     ``num`` raises ``InvalidArgumentError`` (TF's message comes from an inner
     Range op; the engine's names LinSpace).
     """
-    from .math_ops import add, cast, multiply, subtract, truediv
+    add, cast, multiply, subtract, truediv = math_ops.add, math_ops.cast, math_ops.multiply, math_ops.subtract, math_ops.truediv
     s = to_tensor(start)
     e = to_tensor(stop) if isinstance(stop, Tensor) else convert_to_tensor(stop, dtype=s.dtype)
     check_same_dtype("LinSpace", s, e)
@@ -1728,7 +1729,7 @@ def linspace(start, stop, num, name=None, axis=0):
 
 def eye(num_rows, num_columns=None, batch_shape=None, dtype=dtypes.float32, name=None):
     """Identity matrix ``[num_rows, num_columns]`` (or a batch of them, ``batch_shape + [rows, cols]``)."""
-    from .math_ops import cast, equal
+    cast, equal = math_ops.cast, math_ops.equal
     dtype = dtypes.as_dtype(dtype)
     cols = num_rows if num_columns is None else num_columns
     diag = equal(expand_dims(range(num_rows), 1), expand_dims(range(cols), 0))
@@ -1818,7 +1819,7 @@ def transpose(a, perm=None, conjugate=False, name="transpose"):
         if x.shape.rank is not None:
             perm = list(builtins.range(x.shape.rank))[::-1]
         else:
-            from .math_ops import subtract
+            subtract = math_ops.subtract
             perm = subtract(subtract(rank(x), 1), range(rank(x)))
     return execute(_TRANSPOSE, (x, int_tensor(perm)), name=name)
 

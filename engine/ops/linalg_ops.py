@@ -17,6 +17,11 @@ on the diagonal by contracting with an identity matrix. Because the gradient is
 made of ``Einsum`` ops, second derivatives work too. (TF's ``Einsum`` kernel
 takes one or two operands and ``tf.einsum`` splits longer equations into pairs;
 the engine's kernel takes any number, so ``'bi,ij,bj->b'`` is a single op.)
+
+Other deliberate differences from TF 2.21: ``tensordot`` also accepts ``axes``
+given as an eager tensor, and in a graph its result's static shape may be less
+precise than TF's when the inputs have unknown dimensions (the values are the
+same); ``diag_part`` supports only the main diagonal (``k=0``).
 """
 import string
 
@@ -29,6 +34,7 @@ from ..framework.registry import register_op
 from ..framework.tensor import EagerTensor, Tensor, constant
 from ..framework.tensor_shape import TensorShape
 from . import _shapes
+from . import _dispatch, array_ops, math_ops, reduction_ops  # noqa: E402  (used at call time)
 from ._dispatch import FLOAT, binary_inputs, check_dtype, check_same_dtype, execute, to_tensor
 
 # Top-level TF names; ``engine/linalg.py`` exports the ``tf.linalg`` ones.
@@ -113,21 +119,32 @@ def _batch_matmul_infer(ic):
 
 
 def _matmul_grad(op, grad):
-    """TF's four cases; each uses only matmuls with transpose flags (no explicit transposes)."""
+    """TF's four cases; each uses only matmuls with transpose flags (no explicit transposes).
+
+    Like TF, it skips the gradient of an input that needs none (``op.skip_input_indices``,
+    e.g. the input batch of a layer): a third of the backward FLOPs of a dense layer.
+    """
     a, b = op.inputs
     ta, tb = op.get_attr("transpose_a"), op.get_attr("transpose_b")
+    skip = getattr(op, "skip_input_indices", ())
     if not ta and not tb:
-        return matmul(grad, b, transpose_b=True), matmul(a, grad, transpose_a=True)
-    if not ta and tb:
-        return matmul(grad, b), matmul(grad, a, transpose_a=True)
-    if ta and not tb:
-        return matmul(b, grad, transpose_b=True), matmul(a, grad)
-    return matmul(b, grad, transpose_a=True, transpose_b=True), matmul(grad, a, transpose_a=True, transpose_b=True)
+        ga = lambda: matmul(grad, b, transpose_b=True)  # noqa: E731
+        gb = lambda: matmul(a, grad, transpose_a=True)  # noqa: E731
+    elif not ta and tb:
+        ga = lambda: matmul(grad, b)  # noqa: E731
+        gb = lambda: matmul(grad, a, transpose_a=True)  # noqa: E731
+    elif ta and not tb:
+        ga = lambda: matmul(b, grad, transpose_b=True)  # noqa: E731
+        gb = lambda: matmul(a, grad)  # noqa: E731
+    else:
+        ga = lambda: matmul(b, grad, transpose_a=True, transpose_b=True)  # noqa: E731
+        gb = lambda: matmul(grad, a, transpose_a=True, transpose_b=True)  # noqa: E731
+    return (None if 0 in skip else ga()), (None if 1 in skip else gb())
 
 
 def _batch_matmul_grad(op, grad):
     """As for MatMul, then sum over the batch dimensions each input was broadcast along."""
-    from .math_ops import unbroadcast
+    unbroadcast = math_ops.unbroadcast
     x, y = op.inputs
     ax, ay = op.get_attr("adj_x"), op.get_attr("adj_y")
     if not ax and not ay:
@@ -220,7 +237,6 @@ def matmul(a, b, transpose_a=False, transpose_b=False, adjoint_a=False, adjoint_
 
 def matrix_transpose(a, name="matrix_transpose", conjugate=False):
     """Swap the last two dimensions (``tf.linalg.matrix_transpose``)."""
-    from . import array_ops
     a = to_tensor(a)
     r = a.shape.rank
     if r is None or r < 2:
@@ -261,7 +277,6 @@ def _diag_part_infer(ic):
 
 def _diag_part_grad(op, grad):
     """Put ``grad`` back on the diagonal: broadcast it along rows or columns and mask with ``eye(m, n)``."""
-    from . import array_ops, math_ops
     dims = op.inputs[0].shape.as_list()
     m, n = dims[-2], dims[-1]
     eye = constant(np.eye(m, n, dtype=op.inputs[0].dtype.as_numpy_dtype))
@@ -286,7 +301,7 @@ def diag_part(input, name="diag_part", k=0, padding_value=0, align="RIGHT_LEFT")
 
 def trace(x, name=None):
     """Sum of the main diagonal of each matrix in the last two dimensions (dtype kept)."""
-    from .reduction_ops import reduce_sum
+    reduce_sum = reduction_ops.reduce_sum
     return reduce_sum(diag_part(x), axis=-1)
 
 
@@ -338,8 +353,7 @@ def _tensordot_reshape(t, axes, flipped):
     Returns the matrix and the free dimensions: a list of ints when known, else an
     int32 tensor (a graph input with unknown dimensions), as TF does.
     """
-    from . import array_ops
-    from .reduction_ops import reduce_prod
+    reduce_prod = reduction_ops.reduce_prod
     shape = t.shape.as_list()
     free = [i for i in range(len(shape)) if i not in axes]
     perm = axes + free if flipped else free + axes
@@ -373,7 +387,6 @@ def tensordot(a, b, axes, name=None):
     followed by ``b``'s. The ranks must be known; unknown dimensions (graph
     placeholders) are read at run time.
     """
-    from . import array_ops
     a, b = to_tensor(a), to_tensor(b)
     if a.shape.rank is None or b.shape.rank is None:
         raise NotImplementedError("engine's tensordot needs inputs of known rank")
@@ -391,7 +404,7 @@ def tensordot(a, b, axes, name=None):
 
 def _int_vector(dims):
     """Free dimensions as an int32 vector tensor (a list of ints, or already a tensor)."""
-    from ._dispatch import int_tensor
+    int_tensor = _dispatch.int_tensor
     return int_tensor(dims) if isinstance(dims, list) else dims
 
 
@@ -405,8 +418,11 @@ def _split_equation(equation):
 
 def _einsum_kernel(xp):
     def k(*operands, equation, N=None):  # noqa: N803 (TF attr name)
-        big = len(operands) > 2 or sum(int(o.size) for o in operands) > 4096
-        out = xp.einsum(equation, *operands, optimize="greedy" if big else False)
+        if xp is np:   # NumPy's contraction planner pays off (BLAS) for big or many operands only
+            big = len(operands) > 2 or sum(int(o.size) for o in operands) > 4096
+            out = np.einsum(equation, *operands, optimize="greedy" if big else False)
+        else:
+            out = xp.einsum(equation, *operands)
         return xp.asarray(out).astype(operands[0].dtype, copy=False)[()]
     return k
 
@@ -432,8 +448,7 @@ def _einsum_infer(ic):
 
 
 def _einsum_grad(op, grad):
-    from . import array_ops
-    from .reduction_ops import reduce_sum
+    reduce_sum = reduction_ops.reduce_sum
     subs, out = _split_equation(op.get_attr("equation"))
     inputs = op.inputs
     used = set("".join(subs) + out)

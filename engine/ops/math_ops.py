@@ -17,7 +17,20 @@ to (3, 1). :func:`unbroadcast` does that for every broadcasting op.
 The hot path: ``tf.add(a, b)`` on two eager tensors of the same, allowed dtype
 skips argument conversion and runs the kernel directly (see :func:`_binary`);
 anything else takes the general path, which applies every rule and error.
+
+Where the engine deliberately differs from TF 2.21:
+
+* Subnormal floats: TF's CPU kernels flush them to zero (``exp(-100.)`` is 0 in
+  float32); NumPy keeps them (``3.8e-44``).
+* ``tf.add(2, x)`` with a Python value on the *left*: ``tf.math.add`` converts
+  ``x`` first in TF, so ``2`` becomes int32 and a float ``x`` is refused. Here the
+  Python value adopts ``x``'s dtype, as for every other binary op (and as
+  ``2 + x`` does in TF).
+* Out-of-range float-to-int casts are implementation-defined in TF (C++); the
+  engine gives NumPy's results, equal to TF's on x86 except ``inf`` to unsigned.
 """
+import math
+
 import numpy as np
 
 from ..eager.execute import record
@@ -58,7 +71,6 @@ def unbroadcast(grad, x):
     handled without any extra op; unknown shapes (graph mode) use
     ``BroadcastGradientArgs`` to find the axes at run time.
     """
-    from . import array_ops, reduction_ops
     xs, gs = x.shape, grad.shape
     if xs == gs and xs.is_fully_defined():
         return grad
@@ -204,29 +216,36 @@ def _binary(op_name, make_kernel, grad, allowed, out_dtype=None, saves_inputs=Tr
     raw = make_kernel(np) if quiet_fp and _FP_IGNORE is not None else op.kernel(NUMPY)
     fp_set, fp_reset, fp_ignore = _FP_STATE.set, _FP_STATE.reset, _FP_IGNORE
 
-    def public(x, y, name=None):
-        if type(x) is EagerTensor and type(y) is EagerTensor:
-            xv, yv = x._value, y._value
-            device = x._device
-            c = ctx
-            if (xv.dtype == yv.dtype and xv.dtype in allowed_np and device is y._device
-                    and device.backend is NUMPY and c.device is None and c.graph is None):
-                token = fp_set(fp_ignore)
-                try:
-                    out = EagerTensor(raw(xv, yv), device)
-                except Exception:
-                    return execute(op, (x, y))  # re-run for TF's error message
-                finally:
-                    fp_reset(token)
-                if c.tapes:
-                    record(op, (x, y), _NO_ATTRS, (out,))
-                return out
-        x, y = binary_inputs(op_name, x, y)
-        check_dtype(op_name, x, allowed)
-        return execute(op, (x, y), name=name)
-    public.__name__ = op_name.lower()
-    public.__doc__ = doc or f"Elementwise ``{op_name}`` with broadcasting."
+    def make_public(default_name):
+        def public(x, y, name=default_name):
+            if type(x) is EagerTensor and type(y) is EagerTensor:
+                xv, yv = x._value, y._value
+                device = x._device
+                c = ctx
+                if (xv.dtype == yv.dtype and xv.dtype in allowed_np and device is y._device
+                        and device.backend is NUMPY and c.device is None and c.graph is None):
+                    token = fp_set(fp_ignore)
+                    try:
+                        out = EagerTensor(raw(xv, yv), device)
+                    except Exception:
+                        return execute(op, (x, y))  # re-run for TF's error message
+                    finally:
+                        fp_reset(token)
+                    if c.tapes:
+                        record(op, (x, y), _NO_ATTRS, (out,))
+                    return out
+            x, y = binary_inputs(op_name, x, y)
+            check_dtype(op_name, x, allowed)
+            return execute(op, (x, y), name=name)
+        public.__name__ = op_name.lower()
+        public.__doc__ = doc or f"Elementwise ``{op_name}`` with broadcasting."
+        return public
+
+    public = make_public(None)
+    # Operators (``x + y``) use a twin whose graph nodes get TF's operator names ("add", "mul"...).
+    public.with_default_name = make_public
     return op, public
+
 
 def _check_int_divisor(xp, y):
     if y.dtype.kind in "iu" and not xp.all(y):
@@ -281,7 +300,6 @@ def _pow_grad(op, grad):
     """TF's rule: ``dx = g * y * x**(y-1)``; ``dy = g * z * log(x)`` with ``log(x)`` taken as 0 where x <= 0."""
     x, y = op.inputs
     z = op.outputs[0]
-    from . import array_ops
     gx = multiply(grad, multiply(y, pow(x, subtract(y, 1))))
     positive = greater(x, 0)
     safe_x = array_ops.where(positive, x, array_ops.ones_like(x))
@@ -292,7 +310,6 @@ def _pow_grad(op, grad):
 
 def _max_min_grad(select_x):
     def grad_fn(op, grad):
-        from . import array_ops
         x, y = op.inputs
         mask = select_x(x, y)
         zeros = array_ops.zeros_like(grad)
@@ -377,9 +394,11 @@ _TRUNCMOD, truncatemod = _binary("TruncateMod", lambda xp: _truncate_kernel(xp, 
 _POW, pow = _binary("Pow", _pow_kernel, _pow_grad, _POW_TYPES, saves_outputs=True,  # noqa: A001
                     doc="``x ** y`` elementwise. Integer powers refuse negative exponents.")
 _MAXIMUM, maximum = _binary("Maximum", lambda xp: xp.maximum, _max_min_grad(lambda x, y: greater_equal(x, y)),
-                            NUMERIC, quiet_fp=False, doc="Elementwise max (NaN wins); on ties the gradient goes to ``x``.")
+                            NUMERIC, quiet_fp=False,
+                            doc="Elementwise max (NaN wins); on ties the gradient goes to ``x``.")
 _MINIMUM, minimum = _binary("Minimum", lambda xp: xp.minimum, _max_min_grad(lambda x, y: less_equal(x, y)),
-                            NUMERIC, quiet_fp=False, doc="Elementwise min (NaN wins); on ties the gradient goes to ``x``.")
+                            NUMERIC, quiet_fp=False,
+                            doc="Elementwise min (NaN wins); on ties the gradient goes to ``x``.")
 _SQDIFF, squared_difference = _binary("SquaredDifference", lambda xp: (lambda x, y: xp.square(x - y)),
                                       _squared_difference_grad, _SQDIFF_TYPES, doc="``(x - y) ** 2``.")
 _DIV_NO_NAN, _div_no_nan_op = _binary("DivNoNan", _div_no_nan_kernel, _div_no_nan_grad, FLOAT,
@@ -488,7 +507,6 @@ def _mul_operator(x, y, name=None):
 # Unary functions
 # --------------------------------------------------------------------------------------
 def _zeros_grad(op, grad):
-    from . import array_ops
     return array_ops.zeros_like(grad)
 
 
@@ -553,6 +571,30 @@ _FLOOR, floor = _unary("Floor", lambda xp: xp.floor, lambda op, g: None, FLOAT, 
                        doc="Largest integer not greater than x. No gradient.")
 _CEIL, ceil = _unary("Ceil", lambda xp: xp.ceil, lambda op, g: None, FLOAT, saves_inputs=False, quiet_fp=False,
                      doc="Smallest integer not less than x. No gradient.")
+
+
+def _special_kernel(name):
+    """``erf``/``erfc``: NumPy has no ufunc for them (and SciPy is not a dependency), so apply
+    Python's exact ``math.erf`` elementwise (about 0.1 us per element); CuPy has real kernels."""
+    def make(xp):
+        if xp is np:
+            scalar = np.frompyfunc(getattr(math, name), 1, 1)
+            return lambda x: np.asarray(scalar(x), dtype=x.dtype)[()]
+        import cupyx.scipy.special  # noqa: WPS433  (CuPy backend only)
+        return getattr(cupyx.scipy.special, name)
+    return make
+
+
+def _erf_grad_factor(x):
+    """``d erf(x) / dx = 2 / sqrt(pi) * exp(-x**2)``."""
+    return multiply(1.1283791670955126, exp(negative(square(x))))
+
+
+_ERF, erf = _unary("Erf", _special_kernel("erf"), lambda op, g: multiply(g, _erf_grad_factor(op.inputs[0])),
+                   FLOAT, doc="The error function ``2/sqrt(pi) * integral_0^x exp(-t**2) dt``.")
+_ERFC, erfc = _unary("Erfc", _special_kernel("erfc"),
+                     lambda op, g: negative(multiply(g, _erf_grad_factor(op.inputs[0]))), FLOAT,
+                     doc="``1 - erf(x)``, accurate where erf(x) is close to 1.")
 
 
 def _bool_infer(ic):
@@ -705,7 +747,7 @@ def add_n(inputs, name=None):
         raise ValueError("Inputs must be an iterable of at least one Tensor/IndexedSlices with the same dtype "
                          "and shape.")
     tensors = [to_tensor(t) for t in inputs]
-    from ._dispatch import check_same_dtype
+    check_same_dtype = _dispatch.check_same_dtype
     check_same_dtype("AddN", *tensors)
     check_dtype("AddN", tensors[0], NUMERIC, "inputs")
     if len(tensors) == 1:
@@ -735,3 +777,5 @@ def clip_by_value(t, clip_value_min, clip_value_max, name=None):
     return t_max
 
 
+# Imported last: these modules import this one (used only inside functions, at call time).
+from . import _dispatch, array_ops, reduction_ops  # noqa: E402,F401

@@ -1,55 +1,25 @@
 """Python operators on tensors and variables: ``x + y`` is ``tf.add(x, y)``.
 
 TensorFlow attaches operators to ``Tensor`` from its math module; so does the
-engine, here, once every op exists. The binary operators share one fast path:
-when both sides are eager tensors of the same dtype, go straight to the
-dispatcher, skipping argument conversion. That path is what the dispatch
-benchmark measures.
+engine, here, once every op exists. Each operator simply calls the public
+function (``tf.add``, ``tf.multiply``...), whose eager fast path (two eager
+tensors of one allowed dtype) is what the dispatch benchmark measures. In a
+graph, operator nodes get TF's lower-case names ("add", "mul"...).
 """
-from ..eager.execute import execute, record
-from ..framework.backend import NUMPY
-from ..framework.context import ctx
-from ..framework.tensor import EagerTensor, Tensor
+from ..framework.tensor import Tensor
 from ..variables import Variable
-from . import array_ops, linalg_ops, math_ops
-from ._dispatch import dtype_error
+from . import linalg_ops, math_ops
 
 __all__ = []
 
 
-_NO_ATTRS = {}
-
-
-def _fast_binary(op, slow, graph_name):
-    """``x op y`` with an eager fast path; otherwise the public function's full conversion.
-
-    The fast path is ``execute`` specialised for the commonest case (two eager
-    NumPy tensors on one device, same dtype, no device scope): same kernel, same
-    tape recording, fewer checks. Anything unusual, including a kernel error,
-    goes through the general path so the user sees the same behaviour and errors.
-    """
-    op_name = op.name
-    kernel = op.kernel(NUMPY)
-
-    def forward(x, y):
-        if type(y) is EagerTensor and type(x) is EagerTensor:
-            xv, yv = x._value, y._value
-            device = x._device
-            c = ctx
-            if (device is y._device and device.backend is NUMPY and c.device is None and c.graph is None):
-                if xv.dtype != yv.dtype:
-                    raise dtype_error(op_name, 1, x.dtype, y.dtype)
-                try:
-                    out = EagerTensor(kernel(xv, yv), device)
-                except Exception:
-                    return execute(op, (x, y))  # re-run for the proper TF error
-                if c.tapes:
-                    record(op, (x, y), _NO_ATTRS, (out,))
-                return out
-        return slow(x, y, name=graph_name)
+def _operator(public, graph_name):
+    """The forward and reflected operator methods for one public binary function."""
+    forward = public.with_default_name(graph_name) if hasattr(public, "with_default_name") else \
+        (lambda x, y: public(x, y, name=graph_name))
 
     def reflected(y, x):
-        return slow(x, y, name=graph_name)
+        return forward(x, y)
     return forward, reflected
 
 
@@ -103,16 +73,16 @@ def _ne(x, y):
 
 # Graph nodes made by operators get TF's lower-case names ("add", "mul"...), as in TF graphs.
 _BINARY = {
-    "add": _fast_binary(math_ops._ADD, math_ops.add, "add"),
-    "sub": _fast_binary(math_ops._SUB, math_ops.subtract, "sub"),
-    "mul": _fast_binary(math_ops._MUL, math_ops.multiply, "mul"),
-    "floordiv": _fast_binary(math_ops._FLOORDIV, math_ops.floordiv, "floordiv"),
-    "mod": _fast_binary(math_ops._FLOORMOD, math_ops.floormod, "mod"),
-    "pow": _fast_binary(math_ops._POW, math_ops.pow, "pow"),
-    "lt": _fast_binary(math_ops._LESS, math_ops.less, "Less"),
-    "le": _fast_binary(math_ops._LESS_EQUAL, math_ops.less_equal, "LessEqual"),
-    "gt": _fast_binary(math_ops._GREATER, math_ops.greater, "Greater"),
-    "ge": _fast_binary(math_ops._GREATER_EQUAL, math_ops.greater_equal, "GreaterEqual"),
+    "add": _operator(math_ops.add, "add"),
+    "sub": _operator(math_ops.subtract, "sub"),
+    "mul": _operator(math_ops._mul_operator, "mul"),  # like TF's, also a logical AND on bool tensors
+    "floordiv": _operator(math_ops.floordiv, "floordiv"),
+    "mod": _operator(math_ops.floormod, "mod"),
+    "pow": _operator(math_ops.pow, "pow"),
+    "lt": _operator(math_ops.less, "Less"),
+    "le": _operator(math_ops.less_equal, "LessEqual"),
+    "gt": _operator(math_ops.greater, "Greater"),
+    "ge": _operator(math_ops.greater_equal, "GreaterEqual"),
 }
 
 

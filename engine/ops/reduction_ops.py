@@ -9,16 +9,27 @@ Dtype rules (TF's): integer sums and products keep their dtype and wrap on
 overflow; integer means truncate toward zero; ``reduce_any``/``reduce_all``
 take only bool; an empty ``reduce_max`` gives the dtype's lowest value
 (``-inf`` for floats), an empty ``reduce_min`` the highest.
+
+Where the engine deliberately differs from TF 2.21:
+
+* ``argmax(x, axis=np.int64(1))`` works (TF raises ``TypeError`` for NumPy
+  integer axes).
+* The gradient of ``reduce_prod`` needs the input shape and the axes known when
+  the gradient is built (always so eagerly; a graph placeholder with unknown
+  dimensions is refused with ``NotImplementedError``).
+* Matching TF, not calculus: the gradient of ``cumprod`` is 0 where ``x == 0``.
 """
 import numpy as np
 
 from ..framework import dtypes
 from ..framework.context import ctx
+from ..framework.device import default_device
 from ..framework.errors import InvalidArgumentError
 from ..framework.registry import register_op
 from ..framework.tensor import Tensor, convert_to_tensor
 from ..framework.tensor_shape import TensorShape
 from . import _shapes
+from . import array_ops, math_ops  # noqa: E402  (used at call time)
 from ._dispatch import FLOAT, NUMERIC, check_dtype, execute, int_tensor, to_tensor
 from .math_ops import quiet
 
@@ -81,11 +92,12 @@ def _axis_tensor(axis):
         else:
             key = None
         if key is not None:
-            t = _AXIS_CACHE.get(key)
+            device = default_device()
+            t = _AXIS_CACHE.get((key, device))
             if t is None:
                 if len(_AXIS_CACHE) > 512:
                     _AXIS_CACHE.clear()
-                t = _AXIS_CACHE[key] = int_tensor(list(key) if isinstance(key, tuple) else key)
+                t = _AXIS_CACHE[(key, device)] = int_tensor(list(key) if isinstance(key, tuple) else key)
             return t
     if isinstance(axis, (float, np.floating)) or hasattr(axis, "__tf_tensor__"):
         return convert_to_tensor(axis, dtype=dtypes.int32)   # TypeError for 0.5, as in TF
@@ -110,7 +122,6 @@ def _reduce_infer(ic):
 
 def reduced_shape(input_shape_tensor_or_list, axes):
     """The shape of a reduction with keepdims=True, as a list (static) or a tensor (dynamic)."""
-    from . import array_ops, math_ops
     if isinstance(input_shape_tensor_or_list, (list, tuple)):
         rank = len(input_shape_tensor_or_list)
         axes = _shapes.normalize_axes(np.ravel(axes), rank, "reduced_shape")
@@ -134,14 +145,13 @@ def _static(t):
 
 def _keepdims_grad(op, grad):
     """Reshape ``grad`` to the keepdims shape and broadcast it to the input's shape."""
-    from . import array_ops
     x, axis = op.inputs
     if x.shape.is_fully_defined():
         x_shape = x.shape.as_list()
         axes = _static(axis)
         if axes is not None:
             kept = reduced_shape(x_shape, axes)
-            if grad.shape.as_list() != kept:
+            if grad.shape.rank != 0 and grad.shape.as_list() != kept:  # a scalar broadcasts as it is
                 grad = array_ops.reshape(grad, kept)
             return array_ops.broadcast_to(grad, x_shape)
     x_shape = array_ops.shape(x)
@@ -154,20 +164,20 @@ def _sum_grad(op, grad):
 
 
 def _mean_grad(op, grad):
-    from . import array_ops, math_ops
+    """The sum's gradient divided by the number of elements averaged (divided first, while it is small)."""
     x = op.inputs[0]
     y = op.outputs[0]
-    spread = _keepdims_grad(op, grad)
     if x.shape.is_fully_defined() and y.shape.is_fully_defined():
         count = max(x.shape.num_elements(), 1) // max(y.shape.num_elements(), 1)
-        return math_ops.realdiv(spread, math_ops.cast(count, spread.dtype)), None
+        from ..framework.tensor import convert_to_tensor
+        return _keepdims_grad(op, math_ops.realdiv(grad, convert_to_tensor(count, dtype=grad.dtype))), None
+    spread = _keepdims_grad(op, grad)
     count = math_ops.floordiv(array_ops.size(x), math_ops.maximum(array_ops.size(y), 1))
     return math_ops.realdiv(spread, math_ops.cast(count, spread.dtype)), None
 
 
 def _min_max_grad(op, grad):
     """Split the gradient evenly between all elements equal to the extreme value (TF's rule)."""
-    from . import math_ops
     x, axis = op.inputs
     y = op.outputs[0]
     indicators = math_ops.cast(math_ops.equal(_keepdims_grad(op, y), x), grad.dtype)
@@ -184,7 +194,6 @@ def _prod_grad(op, grad):
     input's shape and the axes to be known when the gradient is built (always true
     eagerly; in a graph, a placeholder with unknown dimensions is not supported).
     """
-    from . import array_ops, math_ops
     x, axis = op.inputs
     axes = _static(axis)
     if axes is None or not x.shape.is_fully_defined():
@@ -280,7 +289,6 @@ def _reduction(op_name, make_kernel, grad, allowed, saves_inputs=True, saves_out
 
 
 def _all_axes(x):
-    from . import array_ops
     return array_ops.range(array_ops.rank(x))
 
 
@@ -311,7 +319,6 @@ def reduce_logsumexp(input_tensor, axis=None, keepdims=False, name=None):
     The max is held constant for the gradient (``stop_gradient``), so the
     gradient is exactly ``softmax(x)`` along the reduced axes.
     """
-    from . import array_ops, math_ops
     x = to_tensor(input_tensor)
     check_dtype("ReduceLogSumExp", x, FLOAT, "input")
     raw_max = reduce_max(x, axis, keepdims=True)
@@ -325,7 +332,6 @@ def reduce_logsumexp(input_tensor, axis=None, keepdims=False, name=None):
 
 def reduce_variance(input_tensor, axis=None, keepdims=False, name=None):
     """Population variance ``mean((x - mean(x))**2)`` over ``axis`` (floats only, as in TF)."""
-    from . import math_ops
     x = to_tensor(input_tensor)
     if not x.dtype.is_floating:
         raise TypeError(f"Input must be either real or complex. Received integer type {x.dtype!r}.")
@@ -335,7 +341,6 @@ def reduce_variance(input_tensor, axis=None, keepdims=False, name=None):
 
 def reduce_std(input_tensor, axis=None, keepdims=False, name=None):
     """Population standard deviation: ``sqrt(reduce_variance(x))`` (floats only)."""
-    from . import math_ops
     return math_ops.sqrt(reduce_variance(input_tensor, axis, keepdims=keepdims))
 
 
@@ -481,7 +486,6 @@ def _cumprod_grad(op, grad):
     Like TF's, it is wrong where ``x == 0`` (it returns 0 there): a deliberate
     match with TF, documented in :func:`cumprod`.
     """
-    from . import math_ops
     x, axis = op.inputs
     exclusive, reverse = op.get_attr("exclusive"), op.get_attr("reverse")
     out = cumsum(math_ops.multiply(op.outputs[0], grad), axis, exclusive=exclusive, reverse=not reverse)

@@ -38,6 +38,7 @@ from ..framework.registry import register_op
 from ..framework.tensor import Tensor
 from ..framework.tensor_shape import Dimension, TensorShape
 from . import _shapes
+from . import array_ops, math_ops  # noqa: E402  (used at call time)
 from ._dispatch import execute, int_tensor, to_tensor
 
 __all__ = ["strided_slice", "slice"]
@@ -232,7 +233,7 @@ def _strided_slice_infer(ic):
 
 def _strided_slice_grad(op, grad):
     """Write the gradient into zeros of the input's shape at the sliced positions (StridedSliceGrad)."""
-    from .array_ops import shape
+    shape = array_ops.shape
     x, begin, end, strides = op.inputs
     if x.shape.is_fully_defined():
         x_shape = int_tensor(x.shape.as_list(), dtype=begin.dtype)
@@ -330,7 +331,6 @@ def _slice_infer(ic):
 
 def _slice_grad(op, grad):
     """Pad the gradient with zeros back to the input's shape: ``begin`` before, the rest after."""
-    from . import array_ops, math_ops
     x, begin, _ = op.inputs
     y = op.outputs[0]
     b = array_ops.known_value(begin)
@@ -359,7 +359,6 @@ def _index_vectors(*vectors):
     As in TF: int32 unless a value needs int64 or a tensor is int64; if the three
     disagree, all become int64.
     """
-    from . import array_ops, math_ops
     out = []
     for v in vectors:
         if isinstance(v, Tensor) or hasattr(v, "__tf_tensor__"):
@@ -397,7 +396,7 @@ def strided_slice(input_, begin, end, strides=None, begin_mask=0, end_mask=0, el
     x = to_tensor(input_)
     if strides is None:
         if isinstance(begin, Tensor):
-            from .array_ops import ones_like
+            ones_like = array_ops.ones_like
             strides = ones_like(begin)
         else:
             strides = [1] * len(begin)
@@ -463,7 +462,6 @@ def getitem(tensor, key):
     (``x[[0, 1]]`` is ``x[0, 1]``, TF's behaviour, not NumPy's fancy indexing);
     non-scalar or float index tensors raise ``TypeError``.
     """
-    from . import array_ops, math_ops
     x = to_tensor(tensor)
     if _is_bool_mask(key):
         return array_ops.boolean_mask(x, key)
