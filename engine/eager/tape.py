@@ -87,8 +87,9 @@ class RecordedOp:
     def __init__(self, op_def, op_type, inputs, outputs, attrs, input_ids, output_ids, backward=None):
         self.op_def = op_def
         self.type = op_type
-        self.inputs = inputs
-        self.outputs = outputs
+        # plain (shape, dtype, id) tuples recorded on the hot path become _Meta records here
+        self.inputs = tuple([_Meta(x) if type(x) is tuple else x for x in inputs])
+        self.outputs = tuple([_Meta(x) if type(x) is tuple else x for x in outputs])
         self.attrs = attrs
         self.input_ids = input_ids
         self.output_ids = output_ids
@@ -153,7 +154,7 @@ class GradientTape:
         self._reset_state()
 
     def _reset_state(self):
-        self._entries = []
+        self._records = []           # what was recorded: RecordedOps, or their arguments as a tuple
         self._watched = set()        # ids of watched tensors and variables
         self._variables = {}         # id -> Variable, in watch order
 
@@ -214,11 +215,25 @@ class GradientTape:
             return
         if op_def.grad is None:
             return  # not differentiable: outputs stay unwatched
-        output_ids = tuple([o._id for o in outputs])
-        watched.update(output_ids)
-        self._entries.append(RecordedOp(
-            op_def, op_def.name, _keep(inputs, op_def.saves_inputs), _keep(outputs, op_def.saves_outputs),
-            attrs, tuple([t._id for t in inputs]), output_ids))
+        if len(outputs) == 1:
+            out = outputs[0]
+            output_ids = (out._id,)
+            watched.add(out._id)
+        else:
+            output_ids = tuple([o._id for o in outputs])
+            watched.update(output_ids)
+        keep_in, keep_out = op_def.saves_inputs, op_def.saves_outputs
+        # The hot path stores plain tuples; RecordedOp objects are built only if a gradient is asked for.
+        if keep_in is False and ctx.graph is None:  # eager values: (shape, dtype, id) only
+            kept_in = tuple([(t._value.shape, t._value.dtype, t._id) for t in inputs])
+        else:
+            kept_in = _keep(inputs, keep_in)
+        if keep_out is False and ctx.graph is None:
+            kept_out = tuple([(o._value.shape, o._value.dtype, o._id) for o in outputs])
+        else:
+            kept_out = _keep(outputs, keep_out)
+        self._records.append((op_def, op_def.name, kept_in, kept_out, attrs,
+                              tuple([t._id for t in inputs]), output_ids))
 
     def _record_custom(self, op_type, inputs, outputs, backward):
         """Record an op whose gradient is an arbitrary function (custom_gradient, tf.function calls)."""
@@ -227,9 +242,20 @@ class GradientTape:
             return
         output_ids = tuple(o._id for o in outputs)
         watched.update(output_ids)
-        self._entries.append(RecordedOp(
+        self._records.append(RecordedOp(
             None, op_type, _keep(inputs, False), _keep(outputs, False), {},
             tuple(t._id for t in inputs), output_ids, backward))
+
+    @property
+    def _entries(self):
+        """The recorded ops as :class:`RecordedOp` objects, in recording order (None once freed)."""
+        records = self._records
+        if records is None:
+            return None
+        for i, r in enumerate(records):
+            if type(r) is tuple:
+                records[i] = RecordedOp(*r)
+        return records
 
     # --- control ------------------------------------------------------------------------
     def stop_recording(self):
@@ -269,7 +295,7 @@ class GradientTape:
         with _Paused([self]):
             grads = imperative_grad(self._entries, flat_targets, flat_sources, seeds, unconnected_gradients)
         if not self._persistent:
-            self._entries = None
+            self._records = None
             self._watched = set()
         return nest.pack_sequence_as(sources, grads)
 
@@ -303,7 +329,7 @@ class GradientTape:
                     [0] + src.shape.as_list(), dtype=src.dtype)
                 out.append(_ops.array_ops.reshape(stacked, target.shape.as_list() + src.shape.as_list()))
         if not self._persistent:
-            self._entries = None
+            self._records = None
         return nest.pack_sequence_as(sources, out)
 
     def batch_jacobian(self, target, source, unconnected_gradients=UnconnectedGradients.NONE,
@@ -339,7 +365,7 @@ class GradientTape:
                 stacked = _ops.array_ops.stack(rows, axis=1)  # (batch, inner, *source[1:])
                 result = _ops.array_ops.reshape(stacked, target.shape.as_list() + source.shape.as_list()[1:])
         if not self._persistent:
-            self._entries = None
+            self._records = None
         return result
 
 

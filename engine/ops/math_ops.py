@@ -232,7 +232,8 @@ def _binary(op_name, make_kernel, grad, allowed, out_dtype=None, saves_inputs=Tr
                     finally:
                         fp_reset(token)
                     if c.tapes:
-                        record(op, (x, y), _NO_ATTRS, (out,))
+                        for tape in c.tapes:
+                            tape._record_operation(op, (x, y), _NO_ATTRS, (out,))
                     return out
             x, y = binary_inputs(op_name, x, y)
             check_dtype(op_name, x, allowed)
