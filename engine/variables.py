@@ -269,6 +269,9 @@ class Variable:
 
     # --- writing -----------------------------------------------------------------------
     def _prepare(self, value, op_name):
+        if type(value) is EagerTensor and self._graph is None and value._value.dtype == self._value.dtype \
+                and value._value.shape == self._value.shape:
+            return value  # the common case (an optimizer's update): nothing to convert or check
         try:
             t = convert_to_tensor(value, dtype=self._dtype)
         except ValueError as error:
@@ -313,8 +316,8 @@ class Variable:
         """
         value = self._value
         if (self._device.backend == NUMPY and isinstance(value, np.ndarray) and value.ndim
-                and isinstance(delta._value, (np.ndarray, np.generic)) and self._sole_owner(value)
-                and np.broadcast_shapes(value.shape, np.shape(delta._value)) == value.shape):
+                and isinstance(delta._value, np.ndarray) and delta._value.shape == value.shape
+                and self._sole_owner(value)):
             value.flags.writeable = True
             try:
                 ufunc(value, delta._value, out=value)

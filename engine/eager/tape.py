@@ -29,7 +29,7 @@ refuses a second call with ``RuntimeError``, as TF does.
 import enum
 
 from ..framework.context import ctx
-from ..framework.dtypes import as_dtype
+from ..framework.dtypes import from_numpy
 from ..framework.registry import call_gradient
 from ..framework.tensor import EagerTensor, Tensor
 from ..framework.tensor_shape import TensorShape
@@ -61,7 +61,7 @@ class _Meta(tuple):
 
     @property
     def dtype(self):
-        return as_dtype(self[1])
+        return from_numpy(self[1])
 
     @property
     def _id(self):
@@ -457,7 +457,8 @@ def imperative_grad(entries, targets, sources, seeds=None,
         for k, g in enumerate(out_grads):
             if g is None:  # unused output of a multi-output op: zeros
                 out = e.outputs[k]
-                out_grads[k] = _ops.array_ops.zeros(out.shape.as_list(), dtype=out.dtype)
+                out_grads[k] = _ops.array_ops.zeros_like(out) if isinstance(out, Tensor) else \
+                    _ops.array_ops.zeros(out.shape.as_list(), dtype=out.dtype)
         e.skip_input_indices = tuple(i for i, tid in enumerate(e.input_ids) if tid not in reach)
         for tid, x, g in zip(e.input_ids, e.inputs, e.input_grads(out_grads)):
             if g is None or not x.dtype.is_floating:

@@ -218,6 +218,8 @@ def _binary(op_name, make_kernel, grad, allowed, out_dtype=None, saves_inputs=Tr
 
     def make_public(default_name):
         def public(x, y, name=default_name):
+            if type(y) is Variable and y._graph is None:  # a layer's ``x + bias``: read the variable
+                y = y._read()
             if type(x) is EagerTensor and type(y) is EagerTensor:
                 xv, yv = x._value, y._value
                 device = x._device
@@ -780,3 +782,4 @@ def clip_by_value(t, clip_value_min, clip_value_max, name=None):
 
 # Imported last: these modules import this one (used only inside functions, at call time).
 from . import _dispatch, array_ops, reduction_ops  # noqa: E402,F401
+from ..variables import Variable  # noqa: E402
