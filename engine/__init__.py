@@ -44,6 +44,10 @@ from .framework.graph import Graph, Operation, control_dependencies, get_default
 from .framework.graph import constant_value as get_static_value  # noqa: F401,E402
 from .compat.v1 import group  # noqa: F401,E402
 from .framework.graph_gradients import gradients  # noqa: F401,E402
+from .framework.tensor_spec import TensorSpec  # noqa: F401,E402
+from .framework.func_graph import init_scope  # noqa: F401,E402
+from .eager.function import function  # noqa: F401,E402
+from .ops.logging_ops import print  # noqa: F401,E402,A004
 from . import compat, config, dtypes, errors, linalg, math, nest, nn, random, test  # noqa: F401,E402
 
 newaxis = None

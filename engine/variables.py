@@ -69,10 +69,23 @@ class Variable:
         if initial_value is None:
             raise ValueError("The `initial_value` arg to `tf.Variable` must be specified except when you are "
                              "not providing a `variable_def`. You provided neither.")
+        graph = ctx.graph
+        if graph is not None and getattr(graph, "building_function", False):
+            # Created while tracing a tf.function: lift the creation out of the function (TF's init_scope),
+            # so the variable exists once, eagerly, and the function captures it.
+            from .framework.func_graph import init_scope
+            graph.created_variables.append(self)
+            with init_scope():
+                self.__init__(initial_value, trainable, validate_shape, caching_device, name, variable_def, dtype,
+                              import_scope, constraint, synchronization, aggregation, shape,
+                              experimental_enable_variable_lifting)
+            return
         if callable(initial_value):
             initial_value = initial_value()
         if dtype is not None:
             dtype = _dtypes.as_dtype(dtype)
+        if isinstance(initial_value, Tensor) and not isinstance(initial_value, EagerTensor) and ctx.graph is None:
+            initial_value = _lift_symbolic_initial_value(initial_value)
         if isinstance(initial_value, Tensor) or hasattr(initial_value, "__tf_tensor__"):
             value = convert_to_tensor(initial_value)
             if dtype is not None and value.dtype != dtype:
@@ -210,7 +223,11 @@ class Variable:
     def _read(self):
         """Produce a snapshot tensor and tell active tapes about the read."""
         if ctx.graph is not None:
-            return ctx.graph.read_variable(self)
+            t = ctx.graph.read_variable(self)
+            for tape in ctx.tapes:  # a tape inside a traced function
+                tape._variable_accessed(self)
+                tape._record_operation(_READ(), (self,), {}, (t,))
+            return t
         t = self._read_untracked()
         for watcher in ctx.variable_watchers:
             watcher.setdefault(self._id, self)
@@ -348,6 +365,17 @@ class Variable:
         return self.__repr__()
 
 
+def _lift_symbolic_initial_value(tensor):
+    """An initial value computed inside a tf.function, needed outside it: use its static value if known."""
+    from .framework.graph import constant_value
+    value = constant_value(tensor)
+    if value is None:
+        raise ValueError(f"The initial value {tensor!r} of a tf.Variable created inside a tf.function depends on "
+                         f"the function's inputs, so it cannot be computed once outside it. Pass a callable "
+                         f"(e.g. lambda: tf.zeros([3])) or create the variable outside the function.")
+    return value
+
+
 # --- graph mode ---------------------------------------------------------------------------------
 def _handle_in(graph, variable):
     """The tensor of ``graph`` that yields ``variable``'s handle (created once per graph for eager variables)."""
@@ -358,6 +386,7 @@ def _handle_in(graph, variable):
     cache = graph.__dict__.setdefault("_eager_variable_handles", {})
     handle = cache.get(variable._id)
     if handle is None:
+        graph.__dict__.setdefault("captured_variables", []).append(variable)
         base = variable.name.split(":")[0]
         handle = cache[variable._id] = graph.create_op_from_def(
             get_op("VarHandleOp"), [], {"dtype": variable.dtype, "shape": variable.shape, "shared_name": base,

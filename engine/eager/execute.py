@@ -19,6 +19,7 @@ from ..framework.context import ctx
 from ..framework.device import default_device
 from ..framework.errors import InvalidArgumentError, OpError
 from ..framework.registry import InferenceContext, format_shapes
+from ..framework.graph import SymbolicTensor
 from ..framework.tensor import EagerTensor
 
 __all__ = ["execute", "record", "explain_failure"]
@@ -33,7 +34,10 @@ def execute(op, inputs, attrs=_NO_ATTRS, name=None):
     """
     c = ctx
     if c.graph is not None:
-        return c.graph.create_op_from_def(op, inputs, attrs, name)
+        result = c.graph.create_op_from_def(op, inputs, attrs, name)
+        if c.tapes and isinstance(result, (list, SymbolicTensor)):  # tapes inside a traced function
+            record(op, inputs, attrs, result if isinstance(result, list) else (result,))
+        return result
     device = c.device or (inputs[0]._device if inputs else default_device())
     try:
         if device.backend is NUMPY:

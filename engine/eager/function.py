@@ -1,0 +1,511 @@
+"""``tf.function``: trace a Python function into a graph once, then run the graph.
+
+The life of a call ``f(x)``:
+
+1. **Key.** Turn the arguments into a *trace key*: tensors (and NumPy arrays)
+   by dtype and shape, Python scalars and strings by value, nests by structure,
+   variables and other objects by identity. (:func:`_trace_key`)
+2. **Lookup.** A ``ConcreteFunction`` already traced for that key (or, with
+   ``reduce_retracing``/``input_signature``, for a compatible one) is reused.
+3. **Trace** (only on a miss). Run the Python function once on *symbolic*
+   placeholders inside a ``FuncGraph``: every op it calls adds a node instead
+   of computing. Python side effects (``print``) happen now, and only now.
+4. **Run.** The concrete function's graph was compiled into a straight-line
+   plan (``engine/framework/executor.py``); feed the argument tensors, get the
+   outputs back as eager tensors.
+
+A ``GradientTape`` outside the call sees the call as one op; its gradient runs
+the gradient graph built from the same registry gradient functions, fed with
+the forward values the forward run saved.
+
+Deliberate differences from TF (for now): AutoGraph (``if``/``while`` on tensors)
+is not implemented yet, so Python control flow on a tensor raises
+``OperatorNotAllowedInGraphError``; ``jit_compile`` is accepted and ignored;
+gradients through a function are first order only; variables passed as
+arguments are keyed by identity (TF 2.21 keys them by dtype and shape).
+"""
+import collections
+import functools
+import inspect
+import itertools
+import logging
+import weakref
+
+import numpy as np
+
+from ..framework import dtypes
+from ..framework.context import ctx
+from ..framework.device import default_device
+from ..framework.errors import InvalidArgumentError
+from ..framework.executor import compile_plan
+from ..framework.func_graph import FuncGraph
+from ..framework.graph import SymbolicTensor
+from ..framework.registry import get_op
+from ..framework.tensor import EagerTensor, Tensor, convert_to_tensor
+from ..framework.tensor_shape import TensorShape
+from ..framework.tensor_spec import TensorSpec
+from ..util import nest
+from .tape import record_operation
+
+__all__ = ["function", "Function", "ConcreteFunction"]
+
+logger = logging.getLogger("tensorflow")
+
+_function_ids = itertools.count(1)
+_RETRACE_THRESHOLD = 5       # warn when this many of the recent calls traced (TF's numbers)
+_RETRACE_HISTORY = 10
+_RETRACE_MAX_WARNINGS = 2
+
+
+# --------------------------------------------------------------------------------------
+# Trace keys
+# --------------------------------------------------------------------------------------
+def _is_tensor_like(x):
+    return isinstance(x, (Tensor, np.ndarray)) and not hasattr(x, "_is_variable")
+
+
+def _leaf_key(x, relaxed=None):
+    if isinstance(x, TensorSpec):
+        return ("T", x.dtype, x.shape)
+    if isinstance(x, Tensor):
+        return ("T", x.dtype, x.shape if relaxed is None else relaxed)
+    if isinstance(x, np.ndarray):
+        return ("T", dtypes.as_dtype(x.dtype), TensorShape(x.shape) if relaxed is None else relaxed)
+    if hasattr(x, "_is_variable"):
+        return ("V", id(x))
+    if x is None or isinstance(x, (bool, int, float, str, bytes, np.generic)):
+        return ("P", x)
+    return ("O", id(x))
+
+
+def _trace_key(args, kwargs):
+    """A hashable description of the arguments that decides whether a trace can be reused."""
+    return _structure_signature((args, kwargs)), tuple(_leaf_key(x) for x in nest.flatten((args, kwargs)))
+
+
+def _structure_signature(x):
+    if isinstance(x, dict):
+        return ("dict", tuple((k, _structure_signature(x[k])) for k in sorted(x)))
+    if isinstance(x, (list, tuple)):
+        return (type(x).__name__, tuple(_structure_signature(v) for v in x))
+    return "."
+
+
+def _skeleton(key):
+    """The key with tensor shapes forgotten: calls that differ only in shapes share a skeleton."""
+    structure, leaves = key
+    return structure, tuple((k[0], k[1]) if k[0] == "T" else k for k in leaves)
+
+
+# --------------------------------------------------------------------------------------
+# ConcreteFunction
+# --------------------------------------------------------------------------------------
+class ConcreteFunction:
+    """One traced graph of a ``tf.function``, for one input signature."""
+
+    def __init__(self, graph, structured_input_signature, structured_outputs, name):
+        self.graph = graph
+        self.structured_input_signature = structured_input_signature
+        self.structured_outputs = structured_outputs
+        self.name = name
+        self._plan = None
+        self._plan_with_intermediates = None
+        self._gradient = None
+
+    @property
+    def inputs(self):
+        return list(self.graph.inputs)
+
+    @property
+    def outputs(self):
+        return list(self.graph.outputs)
+
+    @property
+    def variables(self):
+        return tuple(getattr(self.graph, "captured_variables", ()))
+
+    @property
+    def trainable_variables(self):
+        return tuple(v for v in self.variables if v.trainable)
+
+    # --- calling ---------------------------------------------------------------------------
+    def __call__(self, *args, **kwargs):
+        """Call with arguments matching ``structured_input_signature`` (checked)."""
+        flat = _flat_tensor_args((args, kwargs))
+        if len(flat) != len(self.graph.inputs):
+            raise TypeError(f"{self.name} expected {len(self.graph.inputs)} tensor arguments, got {len(flat)}.")
+        for i, (value, placeholder) in enumerate(zip(flat, self.graph.inputs)):
+            if value.dtype != placeholder.dtype:
+                raise InvalidArgumentError(
+                    None, None, f"cannot compute {self.name} as input #{i}(zero-based) was expected to be a "
+                                f"{placeholder.dtype.name} tensor but is a {value.dtype.name} tensor [Op:{self.name}]")
+            if not placeholder.shape.is_compatible_with(value.shape):
+                raise InvalidArgumentError(
+                    None, None, f"{self.name}: input #{i} must have shape {placeholder.shape} but has shape "
+                                f"{value.shape} [Op:{self.name}]")
+        return self._call_flat(flat)
+
+    def _call_flat(self, tensors):
+        graph = self.graph
+        variables = self.variables
+        record = bool(ctx.tapes) and (any(t.dtype.is_floating for t in tensors) or bool(variables))
+        arrays = [t.numpy() if isinstance(t, EagerTensor) else np.asarray(t) for t in tensors]
+        n_out = len(graph.outputs)
+        if record:
+            for tape in ctx.tapes:
+                for v in variables:
+                    tape._variable_accessed(v)
+            gradient = self._gradient_functions()
+            if self._plan_with_intermediates is None:
+                self._plan_with_intermediates = compile_plan(graph.outputs + gradient.saved, graph.stateful_ops,
+                                                             graph.inputs)
+            values = self._plan_with_intermediates(arrays)
+            saved = values[n_out:]
+            values = values[:n_out]
+        else:
+            if self._plan is None:
+                self._plan = compile_plan(graph.outputs, graph.stateful_ops, graph.inputs)
+            values = self._plan(arrays)
+        device = ctx.device or default_device()
+        outputs = [EagerTensor(device.put(v) if device.backend != "numpy" else v, device) for v in values]
+        if record:
+            inputs = list(tensors) + list(variables)
+            record_operation(self.name, inputs, outputs,
+                             lambda *grads: self._backward(saved, inputs, outputs, grads))
+        return nest.pack_sequence_as(self.structured_outputs, _fill_none(self.structured_outputs, outputs))
+
+    # --- gradients ----------------------------------------------------------------------------
+    def _gradient_functions(self):
+        """Build, once, the gradient graph of this function and what it needs from the forward run."""
+        if self._gradient is None:
+            self._gradient = _GradientInfo(self)
+        return self._gradient
+
+    def _backward(self, saved, inputs, outputs, output_grads):
+        info = self._gradient_functions()
+        feeds = [np.asarray(v) if not isinstance(v, EagerTensor) else v.numpy() for v in saved]
+        for y, g in zip(outputs, output_grads):
+            feeds.append(np.zeros(y.shape.as_list(), y.dtype.as_numpy_dtype) if g is None else g.numpy())
+        values = iter(info.plan(feeds))
+        device = ctx.device or default_device()
+        grads = []
+        for g in info.grads:
+            grads.append(None if g is None else EagerTensor(next(values), device))
+        return grads
+
+    def __repr__(self):
+        args = ", ".join(f"{p.name.split(':')[0]}: {TensorSpec(p.shape, p.dtype)!r}" for p in self.graph.inputs)
+        outs = ", ".join(repr(TensorSpec(t.shape, t.dtype)) for t in self.graph.outputs)
+        return f"<ConcreteFunction ({args}) -> {outs} at {hex(id(self)).upper().replace('0X', '0x')}>"
+
+
+class _GradientInfo:
+    """The gradient graph of a concrete function: d(outputs)/d(inputs and captured variables).
+
+    It is built inside the function's graph, with a placeholder per output
+    gradient. The forward tensors it consumes are ``saved``: a taped forward run
+    fetches them too, so the backward run is fed with them and never recomputes
+    (or repeats the side effects of) the forward pass.
+    """
+
+    def __init__(self, concrete):
+        from ..framework.graph_gradients import gradients
+        from ..variables import _handle_in
+        graph = concrete.graph
+        first_new = len(graph.get_operations())
+        with graph.as_default():
+            graph._chaining_disabled = True
+            try:
+                self.grad_ys = [graph.create_op_from_def(get_op("Placeholder"), [],
+                                                         {"dtype": y.dtype, "shape": y.shape}, name="grad_y")
+                                for y in graph.outputs]
+                sources = list(graph.inputs) + [_handle_in(graph, v) for v in concrete.variables]
+                float_outputs = [(y, g) for y, g in zip(graph.outputs, self.grad_ys) if y.dtype.is_floating]
+                self.grads = gradients([y for y, _ in float_outputs], sources,
+                                       grad_ys=[g for _, g in float_outputs]) if float_outputs else \
+                    [None] * len(sources)
+            finally:
+                graph._chaining_disabled = False
+        backward_ops = graph.get_operations()[first_new:]
+        backward_ids = {id(op) for op in backward_ops}
+        saved, seen = [], set()
+        for op in backward_ops:
+            for t in op.inputs:
+                if id(t.op) not in backward_ids and t._id not in seen:
+                    seen.add(t._id)
+                    saved.append(t)
+        self.saved = saved
+        fetch = [g for g in self.grads if g is not None]
+        self.plan = compile_plan(fetch, [], saved + self.grad_ys)
+
+
+def _fill_none(structure, outputs):
+    it = iter(outputs)
+    return [None if leaf is None else next(it) for leaf in nest.flatten(structure)]
+
+
+def _flat_tensor_args(structure):
+    """The tensor leaves of the arguments, in order (NumPy arrays become tensors)."""
+    out = []
+    for x in nest.flatten(structure):
+        if isinstance(x, np.ndarray):
+            out.append(convert_to_tensor(x))
+        elif isinstance(x, Tensor):
+            out.append(x)
+    return out
+
+
+# --------------------------------------------------------------------------------------
+# Function
+# --------------------------------------------------------------------------------------
+class Function:
+    """The callable ``tf.function`` returns: a cache of ConcreteFunctions keyed by argument types."""
+
+    def __init__(self, python_function, name=None, input_signature=None, autograph=True, reduce_retracing=False,
+                 jit_compile=None):
+        self._python_function = python_function
+        self._name = name or getattr(python_function, "__name__", "function")
+        self._input_signature = None if input_signature is None else list(input_signature)
+        self._autograph = autograph
+        self._reduce_retracing = reduce_retracing
+        self._jit_compile = jit_compile
+        self._cache = {}              # exact trace key -> ConcreteFunction
+        self._by_skeleton = collections.defaultdict(list)  # skeleton -> [(key, ConcreteFunction)]
+        self._tracing_count = 0
+        self._history = []            # TF's frequent-retracing detector: calls per tracing
+        self._history_calls = 0
+        self._warnings = 0
+        functools.update_wrapper(self, python_function)
+
+    @property
+    def python_function(self):
+        return self._python_function
+
+    @property
+    def input_signature(self):
+        return None if self._input_signature is None else tuple(self._input_signature)
+
+    def experimental_get_tracing_count(self):
+        """How many times the Python function has been traced."""
+        return self._tracing_count
+
+    def __get__(self, instance, owner):
+        """``@tf.function`` on a method: one Function (and one trace cache) per instance."""
+        if instance is None:
+            return self
+        cache = instance.__dict__.setdefault("_tf_function_instances", {}) if hasattr(instance, "__dict__") \
+            else None
+        bound = cache.get(id(self)) if cache is not None else None
+        if bound is None:
+            method = self._python_function.__get__(instance, owner)
+            bound = Function(method, self._name, self._input_signature, self._autograph, self._reduce_retracing,
+                             self._jit_compile)
+            if cache is not None:
+                cache[id(self)] = bound
+        return bound
+
+    # --- calling ---------------------------------------------------------------------------------
+    def __call__(self, *args, **kwargs):
+        concrete, traced = self._lookup_or_trace(args, kwargs)
+        self._note_call(traced)
+        return concrete._call_flat(_flat_tensor_args((args, kwargs)))
+
+    def get_concrete_function(self, *args, **kwargs):
+        """The ConcreteFunction for these arguments (tensors or ``tf.TensorSpec`` s), tracing if needed."""
+        if not args and not kwargs and self._input_signature is not None:
+            args = tuple(self._input_signature)
+        concrete, _ = self._lookup_or_trace(args, kwargs)
+        return concrete
+
+    def _lookup_or_trace(self, args, kwargs):
+        if self._input_signature is not None:
+            self._bind_to_signature(args, kwargs)   # raises TypeError if the call does not fit
+            args, kwargs = tuple(self._input_signature), {}
+        key = _trace_key(args, kwargs)
+        concrete = self._cache.get(key)
+        if concrete is not None:
+            return concrete, False
+        skeleton = _skeleton(key)
+        for other_key, candidate in self._by_skeleton[skeleton]:
+            if _compatible(other_key, key):
+                return candidate, False
+        relaxed = None
+        if self._reduce_retracing and self._by_skeleton[skeleton]:
+            relaxed = _relax(self._by_skeleton[skeleton][-1][0], key)
+        concrete = self._trace(args, kwargs, relaxed)
+        trace_key = _trace_key(*_specs_from(args, kwargs, relaxed)) if relaxed is not None else key
+        self._cache[key] = concrete
+        self._by_skeleton[skeleton].append((trace_key, concrete))
+        return concrete, True
+
+    def _bind_to_signature(self, args, kwargs):
+        """Check the call against ``input_signature``; the specs, not the values' shapes, are traced."""
+        if kwargs:
+            params = list(inspect.signature(self._python_function).parameters)
+            args = tuple(args) + tuple(kwargs[p] for p in params[len(args):] if p in kwargs)
+        specs = self._input_signature
+        if len(args) != len(specs):
+            raise TypeError(f"{self._name} has an input_signature of {len(specs)} tensors but was called with "
+                            f"{len(args)} arguments.")
+        bound = []
+        for value, spec in zip(args, specs):
+            if isinstance(value, TensorSpec):
+                got = value
+            else:
+                t = value if isinstance(value, Tensor) else convert_to_tensor(value, dtype_hint=spec.dtype)
+                got = TensorSpec(t.shape, t.dtype)
+            if not spec.is_compatible_with(got):
+                raise TypeError(f"Binding inputs to tf.function failed due to `Can not cast {got!r} to {spec!r}`. "
+                                f"Received args: {args} and kwargs: {kwargs} for signature: {tuple(specs)}.")
+            bound.append(spec if isinstance(value, TensorSpec) else value)
+        return tuple(bound)
+
+    # --- tracing ---------------------------------------------------------------------------------------
+    def _trace(self, args, kwargs, relaxed):
+        graph = FuncGraph(self._name)
+        names = _argument_names(self._python_function, args, kwargs)
+        specs_args, specs_kwargs = _specs_from(args, kwargs, relaxed)
+        if self._input_signature is not None:
+            specs_args = tuple(self._input_signature)
+        with graph.as_default():
+            placeholders = []
+
+            def make_input(value, name):
+                if isinstance(value, TensorSpec):
+                    p = graph.create_op_from_def(get_op("Placeholder"), [],
+                                                 {"dtype": value.dtype, "shape": value.shape}, name=name)
+                    placeholders.append(p)
+                    return p
+                return value
+            flat_specs = nest.flatten((specs_args, specs_kwargs))
+            symbolic = [make_input(v, n) for v, n in zip(flat_specs, names)]
+            call_args, call_kwargs = nest.pack_sequence_as((specs_args, specs_kwargs), symbolic)
+            graph.inputs = placeholders
+            result = self._python_function(*call_args, **call_kwargs)
+            flat_out = []
+            for leaf in nest.flatten(result):
+                if leaf is None:
+                    continue
+                t = convert_to_tensor(leaf._read() if hasattr(leaf, "_is_variable") else leaf)
+                if any(t is p for p in placeholders):  # returning an input: an Identity node, as TF adds
+                    from ..ops.array_ops import identity
+                    t = identity(t)
+                flat_out.append(t)
+            graph.outputs = flat_out
+            graph.structured_outputs = result
+        if graph.created_variables and self._tracing_count > 0:
+            raise ValueError("tf.function only supports singleton tf.Variables created on the first call. Make "
+                             "sure the tf.Variable is only created once or created outside tf.function.")
+        self._tracing_count += 1
+        input_signature = (tuple(_named_specs(specs_args, names)), {k: v for k, v in specs_kwargs.items()})
+        structured_outputs = nest.pack_sequence_as(result, [t if leaf is not None else None for leaf, t in zip(
+            nest.flatten(result), _fill_none(result, flat_out))]) if nest.is_nested(result) else \
+            (flat_out[0] if flat_out else None)
+        return ConcreteFunction(graph, input_signature, structured_outputs,
+                                f"__inference_{self._name}_{next(_function_ids)}")
+
+    def _note_call(self, traced):
+        """TF's frequent-retracing detector: warn when most recent calls had to trace."""
+        self._history_calls += 1
+        if traced:
+            self._history.append(1)
+            while self._history and self._history_calls - self._history[0] > _RETRACE_HISTORY:
+                self._history_calls -= self._history.pop(0)
+            if self._tracing_count > 1 and self._warnings < _RETRACE_MAX_WARNINGS and \
+                    len(self._history) >= _RETRACE_THRESHOLD:
+                self._warnings += 1
+                logger.warning(
+                    f"{len(self._history)} out of the last {self._history_calls} calls to {self._python_function!r} "
+                    f"triggered tf.function retracing. Tracing is expensive, and frequent retracing usually comes "
+                    f"from (1) creating the @tf.function again inside a loop, (2) passing tensors of changing "
+                    f"shapes, or (3) passing Python values instead of tensors. For (1), define the function once, "
+                    f"outside the loop; for (2), use reduce_retracing=True or an input_signature with None "
+                    f"dimensions; for (3), pass tensors (see the tf.function guide on controlling retracing).")
+        elif self._history:
+            self._history[-1] += 1
+
+    def __repr__(self):
+        return f"<engine.function {self._name}>"
+
+
+def _compatible(traced_key, key):
+    """Can a call with ``key`` use the function traced for ``traced_key``?
+
+    Same skeleton, and every traced shape accepts the call's shape: each traced
+    dimension is ``None`` or equal (a trace for (None,) serves (3,), not vice versa).
+    """
+    for a, b in zip(traced_key[1], key[1]):
+        if a[0] == "T":
+            if a[1] != b[1] or not _accepts(a[2], b[2]):
+                return False
+        elif a != b:
+            return False
+    return True
+
+
+def _accepts(traced, shape):
+    if traced.rank is None:
+        return True
+    if shape.rank != traced.rank:
+        return False
+    return all(t is None or t == d for t, d in zip(traced, shape))
+
+
+def _relax(previous_key, key):
+    """reduce_retracing: the most specific shapes covering both calls (dims that differ become None)."""
+    relaxed = []
+    for a, b in zip(previous_key[1], key[1]):
+        relaxed.append(a[2].most_specific_compatible_shape(b[2]) if a[0] == "T" else None)
+    return relaxed
+
+
+def _specs_from(args, kwargs, relaxed=None):
+    """Arguments with tensors replaced by TensorSpecs (relaxed shapes if given)."""
+    flat = nest.flatten((args, kwargs))
+    out = []
+    for i, x in enumerate(flat):
+        shape = relaxed[i] if relaxed is not None else None
+        if isinstance(x, TensorSpec):
+            out.append(x if shape is None else TensorSpec(shape, x.dtype))
+        elif _is_tensor_like(x):
+            t = x if isinstance(x, Tensor) else convert_to_tensor(x)
+            out.append(TensorSpec(t.shape if shape is None else shape, t.dtype))
+        else:
+            out.append(x)
+    return nest.pack_sequence_as((args, kwargs), out)
+
+
+def _argument_names(fn, args, kwargs):
+    """A name per flat argument leaf, from the Python parameter names (``x``, ``x_1`` for nests)."""
+    try:
+        params = list(inspect.signature(fn).parameters)
+    except (TypeError, ValueError):
+        params = []
+    names = []
+    for i, a in enumerate(args):
+        base = params[i] if i < len(params) else f"args_{i}"
+        n = len(nest.flatten(a))
+        names += [base] if n == 1 else [f"{base}_{k}" for k in range(n)]
+    for k in sorted(kwargs):
+        n = len(nest.flatten(kwargs[k]))
+        names += [k] if n == 1 else [f"{k}_{j}" for j in range(n)]
+    return names
+
+
+def _named_specs(specs_args, names):
+    flat = nest.flatten(specs_args)
+    named = [TensorSpec(s.shape, s.dtype, n) if isinstance(s, TensorSpec) else s for s, n in zip(flat, names)]
+    return nest.pack_sequence_as(specs_args, named) if nest.is_nested(specs_args) else named
+
+
+def function(func=None, input_signature=None, autograph=True, jit_compile=None, reduce_retracing=False,
+             experimental_implements=None, experimental_autograph_options=None, experimental_attributes=None,
+             experimental_relax_shapes=None, experimental_compile=None, experimental_follow_type_hints=None):
+    """``tf.function``: as a decorator (with or without arguments) or called on a function."""
+    if experimental_relax_shapes:
+        reduce_retracing = True
+
+    def decorate(fn):
+        return Function(fn, input_signature=input_signature, autograph=autograph,
+                        reduce_retracing=reduce_retracing, jit_compile=jit_compile)
+    return decorate if func is None else decorate(func)
