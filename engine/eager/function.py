@@ -381,7 +381,7 @@ class Function:
             symbolic = [make_input(v, n) for v, n in zip(flat_specs, names)]
             call_args, call_kwargs = nest.pack_sequence_as((specs_args, specs_kwargs), symbolic)
             graph.inputs = placeholders
-            result = self._python_function(*call_args, **call_kwargs)
+            result = self._converted_function()(*call_args, **call_kwargs)
             flat_out = []
             for leaf in nest.flatten(result):
                 if leaf is None:
@@ -403,6 +403,17 @@ class Function:
             (flat_out[0] if flat_out else None)
         return ConcreteFunction(graph, input_signature, structured_outputs,
                                 f"__inference_{self._name}_{next(_function_ids)}")
+
+    def _converted_function(self):
+        """The Python function as traced: AutoGraph-converted unless ``autograph=False``."""
+        converted = getattr(self, "_converted", None)
+        if converted is None:
+            converted = self._python_function
+            if self._autograph:
+                from .. import autograph
+                converted = autograph.to_graph(self._python_function)
+            self._converted = converted
+        return converted
 
     def _note_call(self, traced):
         """TF's frequent-retracing detector: warn when most recent calls had to trace."""
