@@ -111,6 +111,8 @@ class ConcreteFunction:
         self._plan = None
         self._plan_with_intermediates = None
         self._gradient = None
+        # a single tensor returned: the call can skip packing the output structure
+        self._single_output = isinstance(structured_outputs, Tensor) and len(graph.outputs) == 1
 
     @property
     def inputs(self):
@@ -147,6 +149,10 @@ class ConcreteFunction:
 
     def _call_flat(self, tensors):
         graph = self.graph
+        if not ctx.tapes and self._plan is not None and self._single_output:  # the fast path: run the plan
+            device = ctx.device or default_device()
+            values = self._plan([t.numpy() if isinstance(t, EagerTensor) else np.asarray(t) for t in tensors])
+            return EagerTensor(values[0] if device.backend == "numpy" else device.put(values[0]), device)
         variables = self.variables
         record = bool(ctx.tapes) and (any(t.dtype.is_floating for t in tensors) or bool(variables))
         arrays = [t.numpy() if isinstance(t, EagerTensor) else np.asarray(t) for t in tensors]
@@ -239,6 +245,16 @@ class _GradientInfo:
         self.plan = compile_plan(fetch, [], saved + self.grad_ys)
 
 
+def _fast_key(args):
+    key = []
+    for a in args:
+        if type(a) is not EagerTensor:
+            return None
+        value = a._value
+        key.append((value.dtype, value.shape))
+    return tuple(key)
+
+
 def _fill_none(structure, outputs):
     it = iter(outputs)
     return [None if leaf is None else next(it) for leaf in nest.flatten(structure)]
@@ -270,6 +286,7 @@ class Function:
         self._reduce_retracing = reduce_retracing
         self._jit_compile = jit_compile
         self._cache = {}              # exact trace key -> ConcreteFunction
+        self._fast_cache = {}         # calls with eager tensors only: (dtype, shape) per argument -> ConcreteFunction
         self._by_skeleton = collections.defaultdict(list)  # skeleton -> [(key, ConcreteFunction)]
         self._tracing_count = 0
         self._history = []            # TF's frequent-retracing detector: calls per tracing
@@ -306,7 +323,15 @@ class Function:
 
     # --- calling ---------------------------------------------------------------------------------
     def __call__(self, *args, **kwargs):
+        fast_key = None if kwargs else _fast_key(args)
+        if fast_key is not None:  # the common call: eager tensors only; skip building the full trace key
+            concrete = self._fast_cache.get(fast_key)
+            if concrete is not None:
+                self._note_call(False)
+                return concrete._call_flat(args)
         concrete, traced = self._lookup_or_trace(args, kwargs)
+        if fast_key is not None:
+            self._fast_cache[fast_key] = concrete
         self._note_call(traced)
         return concrete._call_flat(_flat_tensor_args((args, kwargs)))
 
@@ -418,6 +443,10 @@ class Function:
     def _note_call(self, traced):
         """TF's frequent-retracing detector: warn when most recent calls had to trace."""
         self._history_calls += 1
+        if not traced:
+            if self._history:
+                self._history[-1] += 1
+            return
         if traced:
             self._history.append(1)
             while self._history and self._history_calls - self._history[0] > _RETRACE_HISTORY:

@@ -10,9 +10,17 @@ import collections.abc
 __all__ = ["flatten", "pack_sequence_as", "map_structure", "is_nested", "assert_same_structure"]
 
 
+_PLAIN = (list, tuple, dict)
+_LEAF_TYPES = frozenset([int, float, bool, str, bytes, type(None)])
+
+
 def is_nested(x):
-    return isinstance(x, (list, tuple, dict)) or (
-        isinstance(x, collections.abc.Mapping))
+    t = type(x)
+    if t in _PLAIN:
+        return True
+    if t in _LEAF_TYPES or getattr(t, "__module__", "").startswith("engine."):
+        return False  # the common leaves (numbers, tensors, variables): no slow ABC checks
+    return isinstance(x, (list, tuple, dict, collections.abc.Mapping))
 
 
 def _sorted_keys(d):
@@ -23,6 +31,9 @@ def _sorted_keys(d):
 
 
 def _children(x):
+    t = type(x)
+    if t is list or t is tuple:
+        return list(x)
     if isinstance(x, collections.abc.Mapping):
         return [x[k] for k in _sorted_keys(x)]
     return list(x)
