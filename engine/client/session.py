@@ -67,6 +67,10 @@ class Session:
         self._closed = False
         self._entered = []
 
+    @property
+    def graph_def(self):
+        return self.graph.as_graph_def()
+
     # --- context management -------------------------------------------------------------
     def __enter__(self):
         graph_ctx = self.graph.as_default()

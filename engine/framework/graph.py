@@ -317,6 +317,15 @@ class Graph:
         from ..variables import assign_in_graph
         return assign_in_graph(self, variable, value, op_type, read_value)
 
+    # --- serialization -------------------------------------------------------------------------
+    def as_graph_def(self, from_version=None, add_shapes=False, freeze_variables=False):
+        """This graph as a ``GraphDef``: plain data that ``import_graph_def`` rebuilds (``graph_io.py``).
+
+        ``freeze_variables=True`` (an engine extension) stores eager variables as constants.
+        """
+        from .graph_io import graph_to_graph_def
+        return graph_to_graph_def(self, freeze_variables=freeze_variables)
+
     # --- queries ---------------------------------------------------------------------------
     def get_operations(self):
         return list(self._ops)

@@ -23,6 +23,7 @@ from ...framework.context import _eager_enabled, ctx
 from ...framework.graph import (Graph, GraphKeys, Operation, control_dependencies, get_default_graph,  # noqa: F401
                                 reset_default_graph)
 from ...framework.graph_gradients import gradients  # noqa: F401
+from ...framework.graph_io import GraphDef, import_graph_def  # noqa: F401
 from ...framework.registry import get_op
 from ...framework.tensor_shape import TensorShape
 from ...variables import Variable  # noqa: F401
@@ -33,7 +34,7 @@ __all__ = ["placeholder", "placeholder_with_default", "Session", "InteractiveSes
            "assign_add", "assign_sub", "gradients", "trainable_variables", "global_variables", "train",
            "disable_eager_execution", "enable_eager_execution", "get_default_graph", "reset_default_graph",
            "get_default_session", "Graph", "GraphKeys", "control_dependencies", "group", "executing_eagerly",
-           "disable_v2_behavior", "enable_v2_behavior", "set_random_seed", "get_seed"]
+           "disable_v2_behavior", "enable_v2_behavior", "set_random_seed", "get_seed", "GraphDef", "import_graph_def"]
 
 
 def placeholder(dtype, shape=None, name=None):

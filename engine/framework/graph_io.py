@@ -1,0 +1,473 @@
+"""Graph export and import: ``GraphDef``, its file format, and ``import_graph_def``.
+
+**What a GraphDef is.** A ``tf.Graph`` is a web of Python objects (Operations
+pointing at SymbolicTensors pointing at Operations). A *GraphDef* is the same
+graph written down as plain data: a flat list of *NodeDefs*, one per operation,
+each holding
+
+* ``name``: the node's unique name (``"dense/MatMul"``),
+* ``op``: the op *type*, a key of the op registry (``"MatMul"``),
+* ``input``: the edges, as names: ``"x"`` is output 0 of node ``x``,
+  ``"split:1"`` is output 1 of node ``split``, and ``"^init"`` is a *control*
+  edge (run ``init`` first, use no value),
+* ``device``: where the node was placed (may be empty),
+* ``attr``: the op's attributes (dtypes, shapes, flags, and for ``Const`` the
+  constant's array itself: this is how weights travel with the graph).
+
+Output dtypes and shapes are *not* stored: the loader recomputes them with the
+registry's shape functions, exactly as when the graph was first built.
+
+**Why serving needs it.** A model server, a phone or a C++ binary must run the
+graph without the Python code that built it (and without Python at all in
+real TensorFlow). A GraphDef makes that possible: the loader only needs an op
+registry that knows the same op *types*. ``import_graph_def`` walks the nodes
+in dependency order and, for each, looks its type up in the registry and adds
+it to a graph, so the result is an ordinary ``Graph`` that a ``Session`` runs.
+(TensorFlow's SavedModel is a GraphDef plus variable values plus signatures.)
+
+**The file format** is one JSON document, described with an example in
+``docs/graph_format.md``; :meth:`GraphDef.to_json` writes it and
+:meth:`GraphDef.from_json` reads it. Real TensorFlow writes a protocol buffer
+instead; the structure and the field names are the same.
+
+Two kinds of node cannot be written as data: a ``VarHandleOp`` that points at
+an *eager* ``tf.Variable`` (a live Python object) is refused unless
+``freeze_variables=True`` replaces each read of it by a ``Const`` holding the
+variable's current value (TF's ``convert_variables_to_constants``). Variables
+created *in* the graph export fine: their handle is named by ``shared_name``
+and their initial value is an ordinary ``Const`` feeding the initializer.
+"""
+import base64
+import contextlib
+import dataclasses
+import heapq
+import json
+import math
+import re
+
+import numpy as np
+
+from . import dtypes as _dtypes
+from .context import ctx
+from .errors import NotFoundError
+from .graph import Graph, get_default_graph
+from .name_scope import name_scope
+from .registry import get_op
+from .tensor import Tensor
+from .tensor_shape import TensorShape, as_shape
+
+__all__ = ["GraphDef", "NodeDef", "VersionDef", "graph_to_graph_def", "import_graph_def",
+           "GRAPH_DEF_VERSION", "FORMAT"]
+
+FORMAT = "engine.GraphDef"           # the "format" field: tells a GraphDef file from any other JSON
+GRAPH_DEF_VERSION = 1                # the format version this engine writes (VersionDef.producer) and reads
+GRAPH_DEF_VERSION_MIN_CONSUMER = 1   # readers older than this cannot read what this engine writes
+GRAPH_DEF_VERSION_MIN_PRODUCER = 1   # the oldest format version this engine still reads
+
+
+# --- the data structure -----------------------------------------------------------------------
+@dataclasses.dataclass
+class VersionDef:
+    """Which format versions wrote a GraphDef (``producer``) and may read it (``min_consumer`` and up)."""
+
+    producer: int = GRAPH_DEF_VERSION
+    min_consumer: int = GRAPH_DEF_VERSION_MIN_CONSUMER
+
+
+@dataclasses.dataclass(eq=False)
+class NodeDef:
+    """One node: op type, input names (``"x"``, ``"x:1"``, ``"^x"``), device and attrs (Python values)."""
+
+    name: str
+    op: str
+    input: list = dataclasses.field(default_factory=list)
+    device: str = ""
+    attr: dict = dataclasses.field(default_factory=dict)
+
+
+class GraphDef:
+    """A graph as data: ``node`` (a list of :class:`NodeDef`) and ``versions``.
+
+    In memory, attrs are the engine's Python values (DTypes, TensorShapes, NumPy
+    arrays...); they are encoded only when written. ``str(graph_def)`` is the
+    pretty JSON text of the file; ``SerializeToString``/``ParseFromString`` are
+    the compact form, with TF's method names.
+    """
+
+    def __init__(self, node=None, versions=None):
+        self.node = list(node or [])
+        self.versions = versions if versions is not None else VersionDef()
+
+    # --- the JSON document ---
+    def to_json(self, pretty=True):
+        """The file text. ``pretty``: one node per line (readable, diff-able); else one compact line."""
+        nodes = [_node_to_json(n) for n in self.node]
+        header = {"format": FORMAT, "versions": dataclasses.asdict(self.versions)}
+        if not pretty:
+            return json.dumps(dict(header, node=nodes), separators=(",", ":"), allow_nan=False)
+        lines = ["{"] + [f"  {json.dumps(k)}: {json.dumps(v)}," for k, v in header.items()] + ['  "node": [']
+        lines += [f"    {json.dumps(n, allow_nan=False)}{',' if i < len(nodes) - 1 else ''}"
+                  for i, n in enumerate(nodes)]
+        return "\n".join(lines + ["  ]", "}"]) + "\n"
+
+    @classmethod
+    def from_json(cls, text):
+        """Parse a GraphDef file (pretty or compact). Refuses other JSON and unsupported format versions."""
+        try:
+            doc = json.loads(text)
+        except ValueError as error:
+            raise ValueError(f"Not a GraphDef file: invalid JSON ({error}).") from None
+        if not isinstance(doc, dict) or doc.get("format") != FORMAT:
+            found = doc.get("format") if isinstance(doc, dict) else type(doc).__name__
+            raise ValueError(f"Not a GraphDef file: expected \"format\": \"{FORMAT}\", found {found!r}. "
+                             f"Write graphs with tf.io.write_graph or GraphDef.to_json.")
+        v = doc.get("versions") or {}
+        versions = VersionDef(int(v.get("producer", 0)), int(v.get("min_consumer", 0)))
+        _check_versions(versions)
+        return cls([_node_from_json(n) for n in doc.get("node", [])], versions)
+
+    # --- TensorFlow's protobuf method names ---
+    def SerializeToString(self):  # noqa: N802
+        return self.to_json(pretty=False).encode("utf-8")
+
+    def ParseFromString(self, data):  # noqa: N802
+        parsed = GraphDef.from_json(data.decode("utf-8") if isinstance(data, bytes) else data)
+        self.node, self.versions = parsed.node, parsed.versions
+
+    @classmethod
+    def FromString(cls, data):  # noqa: N802
+        graph_def = cls()
+        graph_def.ParseFromString(data)
+        return graph_def
+
+    def __eq__(self, other):
+        return isinstance(other, GraphDef) and self.SerializeToString() == other.SerializeToString()
+
+    __hash__ = None
+
+    def __str__(self):
+        return self.to_json(pretty=True)
+
+    def __repr__(self):
+        return f"<GraphDef: {len(self.node)} nodes, producer version {self.versions.producer}>"
+
+
+def _check_versions(versions):
+    """TF's VersionDef rule: refuse files that need a newer reader, or that are too old to read."""
+    if versions.min_consumer > GRAPH_DEF_VERSION:
+        raise ValueError(f"GraphDef min consumer version {versions.min_consumer} above current version "
+                         f"{GRAPH_DEF_VERSION} for this engine. Please upgrade the engine.")
+    if versions.producer < GRAPH_DEF_VERSION_MIN_PRODUCER:
+        raise ValueError(f"GraphDef producer version {versions.producer} below min producer "
+                         f"{GRAPH_DEF_VERSION_MIN_PRODUCER} supported by this engine. Please regenerate your graph.")
+
+
+# --- attr values <-> tagged JSON -----------------------------------------------------------------
+# Each attr value becomes a one-key object whose key names its kind, as in TF's AttrValue:
+# {"s": str}, {"i": int}, {"f": float}, {"b": bool}, {"type": dtype name}, {"shape": dims or null},
+# {"tensor": {...}}, {"list": [tagged values]}; JSON null is Python None.
+def _encode_attr(value, where):
+    if value is None:
+        return None
+    if isinstance(value, (bool, np.bool_)):
+        return {"b": bool(value)}
+    if isinstance(value, (int, np.integer)):
+        return {"i": int(value)}
+    if isinstance(value, (float, np.floating)):
+        value = float(value)
+        return {"f": value if math.isfinite(value) else repr(value)}  # "nan", "inf", "-inf"
+    if isinstance(value, str):
+        return {"s": value}
+    if isinstance(value, _dtypes.DType):
+        return {"type": value.name}
+    if isinstance(value, TensorShape):
+        return {"shape": None if value.rank is None else list(value)}
+    if isinstance(value, (np.ndarray, np.generic)):
+        return {"tensor": _encode_tensor(np.asarray(value))}
+    if isinstance(value, (list, tuple)):
+        return {"list": [_encode_attr(v, where) for v in value]}
+    raise TypeError(f"Cannot export {where}: a {type(value).__name__} ({str(value)[:60]}) has no GraphDef "
+                    f"encoding (attrs may be None, bool, int, float, str, DType, TensorShape, NumPy arrays "
+                    f"and lists of these).")
+
+
+def _decode_attr(tagged, where):
+    if tagged is None:
+        return None
+    if not isinstance(tagged, dict) or len(tagged) != 1:
+        raise ValueError(f"Bad attr value for {where}: expected an object with one kind key "
+                         f"(s, i, f, b, type, shape, tensor, list), got {tagged!r}.")
+    (kind, v), = tagged.items()
+    if kind == "s":
+        return str(v)
+    if kind == "i":
+        return int(v)
+    if kind == "f":
+        return float(v)
+    if kind == "b":
+        return bool(v)
+    if kind == "type":
+        return _dtypes.as_dtype(v)
+    if kind == "shape":
+        return as_shape(v)
+    if kind == "tensor":
+        return _decode_tensor(v, where)
+    if kind == "list":
+        return tuple(_decode_attr(x, where) for x in v)
+    raise ValueError(f"Bad attr value for {where}: unknown kind {kind!r}.")
+
+
+def _encode_tensor(array):
+    """Numbers: raw little-endian bytes in base64 (TF's ``tensor_content``). Strings: one base64 per element."""
+    if array.dtype.kind in "SUO":
+        flat = [x if isinstance(x, bytes) else str(x).encode("utf-8") for x in array.reshape(-1).tolist()]
+        return {"dtype": "string", "shape": list(array.shape),
+                "string_val": [base64.b64encode(x).decode("ascii") for x in flat]}
+    dtype = _dtypes.as_dtype(array.dtype.newbyteorder("="))
+    raw = np.ascontiguousarray(array, dtype=array.dtype.newbyteorder("<")).tobytes()
+    return {"dtype": dtype.name, "shape": list(array.shape), "tensor_content": base64.b64encode(raw).decode("ascii")}
+
+
+def _decode_tensor(t, where):
+    shape = tuple(int(d) for d in t["shape"])
+    if t["dtype"] == "string":
+        values = [base64.b64decode(s) for s in t["string_val"]]
+        return np.array(values, dtype=bytes).reshape(shape) if values else np.empty(shape, dtype="S1")
+    np_dtype = np.dtype(_dtypes.as_dtype(t["dtype"]).as_numpy_dtype)
+    raw = base64.b64decode(t["tensor_content"])
+    expected = int(np.prod(shape, dtype=np.int64)) * np_dtype.itemsize
+    if len(raw) != expected:
+        raise ValueError(f"Bad tensor for {where}: tensor_content has {len(raw)} bytes, but a {t['dtype']} tensor "
+                         f"of shape {list(shape)} needs {expected}.")
+    return np.frombuffer(raw, dtype=np_dtype.newbyteorder("<")).astype(np_dtype).reshape(shape)
+
+
+def _node_to_json(node):
+    where = f"node '{node.name}' ({node.op})"
+    out = {"name": node.name, "op": node.op, "input": list(node.input)}
+    if node.device:
+        out["device"] = node.device
+    out["attr"] = {k: _encode_attr(v, f"{where}, attr '{k}'") for k, v in node.attr.items()}
+    return out
+
+
+def _node_from_json(n):
+    if not isinstance(n, dict) or "name" not in n or "op" not in n:
+        raise ValueError(f"Bad node in GraphDef file: every node needs \"name\" and \"op\", got {str(n)[:80]}.")
+    where = f"node '{n['name']}' ({n['op']})"
+    attrs = {k: _decode_attr(v, f"{where}, attr '{k}'") for k, v in (n.get("attr") or {}).items()}
+    return NodeDef(n["name"], n["op"], list(n.get("input", [])), n.get("device", ""), attrs)
+
+
+# --- export -------------------------------------------------------------------------------------------
+def node_def_of(op):
+    """The NodeDef of one Operation (attrs are shared, not copied)."""
+    inputs = [t.op.name if t.value_index == 0 else t.name for t in op.inputs]
+    return NodeDef(op.name, op.type, inputs + ["^" + c.name for c in op.control_inputs], op.device, dict(op.attrs))
+
+
+def graph_to_graph_def(graph, freeze_variables=False):
+    """``graph.as_graph_def()``: every Operation of ``graph`` as a :class:`GraphDef`, in creation order.
+
+    ``freeze_variables=True`` stores eager ``tf.Variable`` s used by the graph as constants (their
+    current values): each ``ReadVariableOp`` of one becomes a ``Const`` of the same name and the handle
+    node disappears. Without it such graphs raise ``ValueError``, since a live Python object cannot
+    be written to a file. Graph-mode variables need neither: they are stored as ops.
+    """
+    nodes = []
+    for op in graph.get_operations():
+        variable = _eager_variable(op)
+        if variable is not None:
+            if not freeze_variables:
+                raise ValueError(
+                    f"Cannot export node '{op.name}' (VarHandleOp): it refers to the eager tf.Variable "
+                    f"'{variable.name}', a Python object that cannot be written to a file. Pass "
+                    f"freeze_variables=True to store its current value as a Const (like TF's "
+                    f"convert_variables_to_constants), or create the variable inside the graph.")
+            for consumer in op.outputs[0].consumers():
+                if consumer.type != "ReadVariableOp":
+                    raise ValueError(f"Cannot freeze the eager tf.Variable '{variable.name}': node "
+                                     f"'{consumer.name}' ({consumer.type}) uses its handle, and only reads "
+                                     f"can become constants.")
+            continue  # the handle disappears; its reads become constants below
+        if op.type == "ReadVariableOp" and _eager_variable(op.inputs[0].op) is not None:
+            variable = _eager_variable(op.inputs[0].op)
+            value = np.array(variable.numpy())
+            nodes.append(NodeDef(op.name, "Const", ["^" + c.name for c in op.control_inputs], op.device,
+                                 {"value": value, "dtype": variable.dtype}))
+            continue
+        nodes.append(node_def_of(op))
+    return GraphDef(nodes)
+
+
+def _eager_variable(op):
+    return op.attrs.get("eager_variable") if op.type == "VarHandleOp" else None
+
+
+# --- import -------------------------------------------------------------------------------------------
+_VALID_NAME = re.compile(r"^[A-Za-z0-9.][A-Za-z0-9_.\-/>]*$")
+
+
+def _parse_input(text):
+    """``"x"`` -> ``("x", 0, False)``, ``"x:1"`` -> ``("x", 1, False)``, ``"^x"`` -> ``("x", 0, True)``."""
+    if text.startswith("^"):
+        return text[1:], 0, True
+    name, sep, index = text.rpartition(":")
+    if sep and index.isdigit():
+        return name, int(index), False
+    return text, 0, False
+
+
+def _tensor_key(name):
+    node, index, _ = _parse_input(name)
+    return node, index
+
+
+def import_graph_def(graph_def, input_map=None, return_elements=None, name=None):
+    """Add the nodes of ``graph_def`` to the default graph, under the name scope ``name`` (``"import"``).
+
+    * ``input_map``: ``{"x:0": tensor}`` (``"x"`` means ``"x:0"``): consumers of that output of the
+      GraphDef read ``tensor`` (a tensor of the default graph) instead. The mapped node is still imported.
+    * ``return_elements``: names in the GraphDef to return, in order: ``"y:0"`` gives the imported tensor,
+      ``"y"`` the imported Operation. Without it the function returns ``None``, as TF does.
+    * ``name``: the prefix scope (made unique: ``import``, ``import_1``...); ``""`` imports at top level,
+      renaming nodes whose names are taken (``x`` -> ``x_1``).
+
+    Nodes may come in any order: they are created in dependency order (data and control edges). Each is
+    built through the op registry, so output dtypes and shapes are re-inferred. Everything that can be
+    checked without building (op types, edges, names, cycles) is checked first, so a bad GraphDef
+    leaves the graph unchanged; only a shape function's error (say, an ``input_map`` tensor of the
+    wrong shape) stops the import midway, with TF's ``ValueError``.
+    """
+    if not isinstance(graph_def, GraphDef):
+        raise TypeError(f"graph_def must be a GraphDef, not {type(graph_def).__name__}. Read a file with "
+                        f"tf.io.read_graph(path) or GraphDef.FromString(data).")
+    inputs, num_outputs = _check_nodes(graph_def)
+    mapping = _check_input_map(input_map, num_outputs)
+    returns = _check_return_elements(return_elements, num_outputs)
+    order = _topological_order(graph_def.node, inputs)
+
+    graph = ctx.graph if isinstance(ctx.graph, Graph) else get_default_graph()
+    created = {}
+    with _default(graph), name_scope("import" if name is None else name) as scope:
+        for node in order:
+            full_name = graph.unique_name(scope + node.name)
+            data, controls = [], []
+            for position, (source, index, is_control) in enumerate(inputs[node.name]):
+                if is_control:
+                    controls.append(created[source])
+                else:
+                    data.append(_input_tensor(created[source].outputs[index], mapping.get((source, index)),
+                                              position, full_name))
+            graph.create_op_from_def(get_op(node.op), data, dict(node.attr), name=full_name + "/")
+            op = created[node.name] = graph.get_operation_by_name(full_name)
+            for c in controls:
+                op._add_control_input(c)
+            if node.device:
+                op.device = node.device
+    if returns is None:
+        return None
+    return [_return_element(created, r) for r in returns]
+
+
+def _check_nodes(graph_def):
+    """Validate a GraphDef before building anything; returns each node's parsed inputs and output count."""
+    _check_versions(graph_def.versions)
+    num_outputs = {}
+    for node in graph_def.node:
+        if node.name in num_outputs:
+            raise ValueError(f"Node '{node.name}' is not unique")
+        if not _VALID_NAME.match(node.name):
+            raise ValueError(f"Node '{node.name}': Node name contains invalid characters")
+        try:
+            num_outputs[node.name] = get_op(node.op).output_count(node.attr)
+        except KeyError:
+            raise NotFoundError(None, None, f"Op type not registered '{node.op}' in binary running on this engine "
+                                            f"(needed by node '{node.name}'). The GraphDef was written by a "
+                                            f"process that registered more ops: register '{node.op}' "
+                                            f"(register_op) before importing.") from None
+    inputs = {n.name: [_parse_input(i) for i in n.input] for n in graph_def.node}
+    for node in graph_def.node:
+        for source, index, is_control in inputs[node.name]:
+            if source not in num_outputs:
+                raise ValueError(f"Node '{node.name}': Unknown input node '{source}'")
+            if not is_control and index >= num_outputs[source]:
+                raise ValueError(f"Node '{node.name}': Connecting to invalid output {index} of source node "
+                                 f"{source} which has {num_outputs[source]} outputs.")
+    return inputs, num_outputs
+
+
+def _default(graph):
+    """Enter ``graph.as_default()`` unless it already is the graph being built (keeping the name scope)."""
+    return contextlib.nullcontext() if ctx.graph is graph else graph.as_default()
+
+
+def _check_input_map(input_map, num_outputs):
+    mapping = {}
+    for key, tensor in (input_map or {}).items():
+        if not isinstance(key, str):
+            raise TypeError(f"input_map keys must be tensor names such as 'x:0', got {key!r}.")
+        if not isinstance(tensor, Tensor):
+            raise TypeError(f"input_map must map names to Tensors; the value for {key!r} is a "
+                            f"{type(tensor).__name__}. Convert it with tf.constant first.")
+        mapping[_tensor_key(key)] = tensor
+    missing = [f"{n}:{i}" for n, i in mapping if n not in num_outputs or i >= num_outputs[n]]
+    if missing:
+        raise ValueError(f"Attempted to map inputs that were not found in graph_def: [{', '.join(missing)}]")
+    return mapping
+
+
+def _check_return_elements(return_elements, num_outputs):
+    if return_elements is None:
+        return None
+    if isinstance(return_elements, str):
+        raise TypeError("return_elements must be a list of names, not a single string.")
+    for r in return_elements:
+        node, index = _tensor_key(r)
+        if node not in num_outputs:
+            kind = "tensor" if ":" in r else "node"
+            raise ValueError(f"Requested return {kind} '{r}' not found in graph def")
+        if ":" in r and index >= num_outputs[node]:
+            raise ValueError(f"Invalid return output {index} of node '{node}', which has {num_outputs[node]} "
+                             f"output(s)")
+    return list(return_elements)
+
+
+def _topological_order(nodes, inputs):
+    """Kahn's algorithm; among ready nodes, file order first (so sorted files keep their order)."""
+    position = {n.name: i for i, n in enumerate(nodes)}
+    waiting = {n.name: len({s for s, _, _ in inputs[n.name]}) for n in nodes}
+    consumers = {n.name: set() for n in nodes}
+    for n in nodes:
+        for source, _, _ in inputs[n.name]:
+            consumers[source].add(n.name)
+    ready = [position[name] for name, count in waiting.items() if count == 0]
+    heapq.heapify(ready)
+    order = []
+    while ready:
+        node = nodes[heapq.heappop(ready)]
+        order.append(node)
+        for consumer in consumers[node.name]:
+            waiting[consumer] -= 1
+            if waiting[consumer] == 0:
+                heapq.heappush(ready, position[consumer])
+    if len(order) < len(nodes):
+        stuck = [n.name for n in nodes if waiting[n.name] > 0]
+        raise ValueError(f"{len(stuck)} nodes in a cycle or depending on one: {', '.join(stuck[:10])}. A graph "
+                         f"must be acyclic (loops are built with control-flow ops, not back edges).")
+    return order
+
+
+def _input_tensor(tensor, mapped, position, full_name):
+    """``tensor`` (an output of an imported node), or the ``input_map`` replacement after a dtype check."""
+    if mapped is None:
+        return tensor
+    if mapped.dtype != tensor.dtype:
+        raise ValueError(f"Input {position} of node {full_name} was passed {mapped.dtype.name} from "
+                         f"{getattr(mapped, 'name', 'a tensor')} incompatible with expected {tensor.dtype.name}.")
+    return mapped
+
+
+def _return_element(created, name):
+    node, index = _tensor_key(name)
+    return created[node].outputs[index] if ":" in name else created[node]
