@@ -132,7 +132,7 @@ class Variable:
             get_op("VarHandleOp"), [], {"dtype": self._dtype, "shape": self._shape, "shared_name": base},
             name=base + "/")
         self.initializer = execute(get_op("AssignVariableOp"), (self._handle, value), {"dtype": self._dtype},
-                                   name=base + "/Assign")
+                                   name=base + "/Assign/")
         graph.add_to_collection(GraphKeys.GLOBAL_VARIABLES, self)
         if self._trainable:
             graph.add_to_collection(GraphKeys.TRAINABLE_VARIABLES, self)

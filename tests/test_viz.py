@@ -5,10 +5,12 @@ import stat
 import sysconfig
 import warnings
 
+import graphviz
 import pytest
 
 import engine as tf
 from engine import viz
+from test_viz_graph import parse   # DOT -> nodes, edges (tests/ is on sys.path)
 
 
 def _cubic_tape():
@@ -89,6 +91,98 @@ def test_gradients_are_printed_beside_sources():
     src = viz.draw_tape(tape, target=y, gradients=grads).source
     assert "grad = 15.0" in src   # 3x^2 + c = 12 + 3
     assert float(grads[0]) == 15.0
+
+
+def _dashed(edges):
+    return [(tail, head) for tail, head, a in edges if a.get("style") == "dashed"]
+
+
+def test_tape_picture_is_a_graphviz_digraph():
+    tape, _, y = _cubic_tape()
+    picture = viz.draw_tape(tape, target=y)
+    assert isinstance(picture, graphviz.Digraph) and isinstance(picture, viz.Diagram)
+    picture.node("note", label="my note")
+    assert "my note" in picture.source
+
+
+def test_target_is_marked_and_the_gradient_flows_backwards():
+    tape, x, y = _cubic_tape()
+    nodes, edges, _ = parse(viz.draw_tape(tape, target=y).source)
+    target = f"t{y._id}"
+    assert nodes[target]["label"].startswith("target") and nodes[target]["peripheries"] == "2"
+    assert "= 14.0" in nodes[target]["label"]                 # the caller's y still holds its value
+    assert nodes[f"t{x._id}"]["label"].startswith("x:0\\nwatched variable")
+    dashed = _dashed(edges)
+    # Each visited op: gradient in from its output, out to each input that leads back to x (not to constants).
+    assert len(dashed) == 11 and (target, "op4") in dashed
+    assert sum(head == f"t{x._id}" for _, head in dashed) == 2            # both reads pass it on to x
+    constants = {k for k, a in nodes.items() if a.get("fillcolor") == viz.STYLES["constant"]["fillcolor"]}
+    assert len(constants) == 2 and not any(head in constants for _, head in dashed)
+    forward = [(tail, head) for tail, head, a in edges if a.get("style") != "dashed"]
+    assert set(dashed) == {(head, tail) for tail, head in forward} - {("op1", t) for t in constants} \
+        - {("op3", t) for t in constants}                         # the forward edges, reversed
+    assert all(a.get("constraint") == "false" for _, _, a in edges if a.get("style") == "dashed")
+
+
+def test_backward_flow_follows_the_steps():
+    tape, _, y = _cubic_tape()
+    assert _dashed(parse(viz.draw_tape(tape, target=y, step=0).source)[1]) == []
+    first = _dashed(parse(viz.draw_tape(tape, target=y, step=1).source)[1])
+    assert sorted(first) == sorted([(f"t{y._id}", "op4"), ("op4", first[1][1]), ("op4", first[2][1])])
+    assert len(first) == 3 and len(_dashed(parse(viz.draw_tape(tape).source)[1])) == 0
+
+
+def test_sources_limit_where_the_gradient_flows():
+    a = tf.Variable(1.0, name="a")
+    b = tf.Variable(2.0, name="b")
+    with tf.GradientTape(persistent=True) as tape:
+        y = a * b
+    both = _dashed(parse(viz.draw_tape(tape, target=y).source)[1])
+    only_a = _dashed(parse(viz.draw_tape(tape, target=y, sources=[a]).source)[1])
+    assert len(only_a) < len(both)
+    assert not any(head == f"t{b._id}" for _, head in only_a) and any(head == f"t{b._id}" for _, head in both)
+
+
+def _long_tape():
+    x = tf.Variable([1.0, 2.0], name="x")
+    with tf.GradientTape(persistent=True) as tape:
+        y = x
+        for _ in range(50):
+            y = tf.sin(y) * 0.5
+    assert len(tape._entries) == 101        # a ReadVariableOp, then Sin, Mul, Sin, Mul...
+    return tape, x, y
+
+
+def test_long_tape_draws_ops_only():
+    tape, x, y = _long_tape()
+    nodes, edges, _ = parse(viz.draw_tape(tape, target=y, max_nodes=150).source)
+    ops = [k for k in nodes if k.startswith("op")]
+    ovals = [k for k in nodes if k.startswith("t")]
+    assert len(ops) == 101 and sorted(ovals) == sorted([f"t{x._id}", f"t{y._id}"])
+    assert "float32 (2,)" in nodes["op1"]["label"]               # results are inside the op boxes
+    labels = {(tail, head): a.get("label") for tail, head, a in edges}
+    assert labels[("op1", "op2")] == "0: float32 (2,)"
+    assert len(_dashed(edges)) == 101 + 1                         # op -> op backwards, plus the target's seed
+    full = parse(viz.draw_tape(tape, tensors=True).source)[0]
+    assert len([k for k in full if k.startswith("t")]) > 100
+    small, _, _ = parse(viz.draw_tape(_cubic_tape()[0], tensors=False).source)
+    assert len([k for k in small if k.startswith("t")]) == 1       # only the variable
+
+
+def test_long_tape_folds_its_middle_to_fit_the_budget():
+    tape, x, y = _long_tape()
+    nodes, edges, _ = parse(viz.draw_tape(tape, target=y).source)
+    assert len(nodes) <= 60
+    label = nodes["folded"]["label"]
+    assert label.startswith("ops 29-73 folded\\n45 ops:") and "23 Mul" in label and "22 Sin" in label
+    assert "45 on the backward walk" in label
+    ops = sorted(int(k[2:]) for k in nodes if k.startswith("op"))
+    assert ops == list(range(28)) + list(range(73, 101))            # 56 drawn + 45 folded = 101
+    pairs = {(tail, head) for tail, head, _ in edges}
+    assert ("op27", "folded") in pairs and ("folded", "op73") in pairs
+    dashed = set(_dashed(edges))
+    assert ("op73", "folded") in dashed and ("folded", "op27") in dashed
+    assert all(tail in nodes and head in nodes for tail, head in pairs)
 
 
 def test_used_tape_gives_a_note_not_an_error():
@@ -176,9 +270,9 @@ def test_failing_renderer_falls_back(tmp_path, monkeypatch):
     fake = tmp_path / "dot"
     fake.write_text("#!/bin/sh\necho 'Error: syntax error in line 1' >&2\nexit 1\n")
     fake.chmod(fake.stat().st_mode | stat.S_IEXEC)
-    monkeypatch.setattr(viz, "RENDERERS", ("dot",))
+    monkeypatch.setattr(viz.diagram, "RENDERERS", ("dot",))
     monkeypatch.setenv("PATH", str(tmp_path))
-    monkeypatch.setattr(viz.sysconfig, "get_path", lambda name: str(tmp_path))
+    monkeypatch.setattr(viz.diagram.sysconfig, "get_path", lambda name: str(tmp_path))
     d = viz.draw_graph(["a"])
     with warnings.catch_warnings():
         warnings.simplefilter("error")

@@ -36,7 +36,7 @@ class FuncGraph(Graph):
         self._chaining_disabled = False  # while building a gradient graph (it must not wait on side effects)
 
     def _add_op(self, op):
-        if op.op_def.stateful and not self._chaining_disabled:
+        if op.op_def.stateful and not self._chaining_disabled and op.type != "VarHandleOp":
             if self.stateful_ops:
                 op._add_control_input(self.stateful_ops[-1])
             self.stateful_ops.append(op)
