@@ -47,6 +47,7 @@ from .framework.graph_gradients import gradients  # noqa: F401,E402
 from .framework.tensor_spec import TensorSpec  # noqa: F401,E402
 from .framework.func_graph import init_scope  # noqa: F401,E402
 from .eager.function import function  # noqa: F401,E402
+from . import saved_model  # noqa: F401,E402
 from .ops.logging_ops import print  # noqa: F401,E402,A004
 from .framework.graph_io import import_graph_def  # noqa: F401,E402
 from . import graph_util, io  # noqa: F401,E402

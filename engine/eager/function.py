@@ -140,7 +140,8 @@ class ConcreteFunction:
             if value.dtype != placeholder.dtype:
                 raise InvalidArgumentError(
                     None, None, f"cannot compute {self.name} as input #{i}(zero-based) was expected to be a "
-                                f"{placeholder.dtype.name} tensor but is a {value.dtype.name} tensor [Op:{self.name}]")
+                                f"{placeholder.dtype.runtime_name} tensor but is a {value.dtype.runtime_name} tensor "
+                                f"[Op:{self.name}]")
             if not placeholder.shape.is_compatible_with(value.shape):
                 raise InvalidArgumentError(
                     None, None, f"{self.name}: input #{i} must have shape {placeholder.shape} but has shape "
@@ -148,6 +149,9 @@ class ConcreteFunction:
         return self._call_flat(flat)
 
     def _call_flat(self, tensors):
+        if ctx.graph is not None:  # called while tracing another function (or building a graph): inline
+            return nest.pack_sequence_as(self.structured_outputs,
+                                         _fill_none(self.structured_outputs, self._inline(ctx.graph, tensors)))
         graph = self.graph
         if not ctx.tapes and self._plan is not None and self._single_output:  # the fast path: run the plan
             device = ctx.device or default_device()
@@ -179,6 +183,32 @@ class ConcreteFunction:
             record_operation(self.name, inputs, outputs,
                              lambda *grads: self._backward(saved, inputs, outputs, grads))
         return nest.pack_sequence_as(self.structured_outputs, _fill_none(self.structured_outputs, outputs))
+
+    def _inline(self, graph, tensors):
+        """Copy this function's ops into ``graph``, wired to ``tensors``; return the copied outputs.
+
+        TF also inlines function calls into the caller's graph before running it.
+        """
+        mapping = {p._id: t if isinstance(t, Tensor) else convert_to_tensor(t)
+                   for p, t in zip(self.graph.inputs, tensors)}
+        op_mapping = {}
+        with graph.name_scope(self.name.replace("__inference_", "")):
+            for op in self.graph.get_operations():
+                if op.type == "Placeholder" and op.outputs[0]._id in mapping:
+                    continue
+                if any(t._id not in mapping for t in op.inputs):
+                    continue  # a gradient op of this function that the forward call does not need
+                controls = [op_mapping[c] for c in op.control_inputs if c in op_mapping]
+                with graph.control_dependencies(controls):
+                    result = graph.create_op_from_def(op.op_def, [mapping[t._id] for t in op.inputs], op.attrs,
+                                                      name=op.name.split("/")[-1])
+                new_op = result if not isinstance(result, (list, Tensor)) else \
+                    (result[0].op if isinstance(result, list) and result else getattr(result, "op", None))
+                if new_op is not None:
+                    op_mapping[op] = new_op
+                    for old, new in zip(op.outputs, new_op.outputs):
+                        mapping[old._id] = new
+        return [mapping[t._id] for t in self.graph.outputs]
 
     # --- gradients ----------------------------------------------------------------------------
     def _gradient_functions(self):
@@ -398,7 +428,7 @@ class Function:
             def make_input(value, name):
                 if isinstance(value, TensorSpec):
                     p = graph.create_op_from_def(get_op("Placeholder"), [],
-                                                 {"dtype": value.dtype, "shape": value.shape}, name=name)
+                                                 {"dtype": value.dtype, "shape": value.shape}, name=value.name or name)
                     placeholders.append(p)
                     return p
                 return value
@@ -534,7 +564,8 @@ def _argument_names(fn, args, kwargs):
 
 def _named_specs(specs_args, names):
     flat = nest.flatten(specs_args)
-    named = [TensorSpec(s.shape, s.dtype, n) if isinstance(s, TensorSpec) else s for s, n in zip(flat, names)]
+    named = [TensorSpec(s.shape, s.dtype, s.name or n) if isinstance(s, TensorSpec) else s
+             for s, n in zip(flat, names)]
     return nest.pack_sequence_as(specs_args, named) if nest.is_nested(specs_args) else named
 
 

@@ -42,6 +42,11 @@ class DType:
         return self._np.type if self._np is not None else object
 
     @property
+    def runtime_name(self):
+        """The name TF's C++ runtime uses in error messages ("float" for float32, "double", "half"...)."""
+        return _RUNTIME_NAMES.get(self.name, self.name)
+
+    @property
     def as_datatype_enum(self):
         return self._enum
 
@@ -150,6 +155,8 @@ uint64 = DType("uint64", np.uint64, 23)
 bool = DType("bool", np.bool_, 10)  # noqa: A001  (TF spells it tf.bool)
 string = DType("string", None, 7)
 resource = DType("resource", None, 20)  # a handle to state (a variable), as in TF's resource variables
+
+_RUNTIME_NAMES = {"float32": "float", "float64": "double", "float16": "half"}
 
 _ALL = [float16, float32, float64, int8, int16, int32, int64, uint8, uint16, uint32, uint64, bool, string,
         resource]

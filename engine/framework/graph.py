@@ -493,6 +493,17 @@ def constant_value(tensor):
     if t == "Cast":
         v = constant_value(op.inputs[0])
         return None if v is None else np.asarray(v).astype(op.attrs["DstT"].as_numpy_dtype)
+    if t == "Fill":
+        dims, value = constant_value(op.inputs[0]), constant_value(op.inputs[1])
+        if dims is None or value is None:
+            return None
+        return np.full([int(d) for d in np.ravel(dims)], value, dtype=np.asarray(value).dtype)
+    if t in ("ZerosLike", "OnesLike"):
+        s = op.inputs[0].shape
+        if not s.is_fully_defined():
+            return None
+        fill = np.zeros if t == "ZerosLike" else np.ones
+        return fill(s.as_list(), dtype=op.inputs[0].dtype.as_numpy_dtype)
     if t == "Pack":
         values = [constant_value(i) for i in op.inputs]
         if any(v is None for v in values):

@@ -72,8 +72,8 @@ def dtype_error(op_name, index, expected, got):
                          f"{expected.name} of argument 'x'. Cast one side with tf.cast so both match.")
     return InvalidArgumentError(
         None, None,
-        f"cannot compute {op_name} as input #{index}(zero-based) was expected to be a {expected.name} tensor "
-        f"but is a {got.name} tensor. TensorFlow does not promote dtypes: use tf.cast so both inputs "
+        f"cannot compute {op_name} as input #{index}(zero-based) was expected to be a {expected.runtime_name} "
+        f"tensor but is a {got.runtime_name} tensor. TensorFlow does not promote dtypes: use tf.cast so both inputs "
         f"have the same dtype. [Op:{op_name}]")
 
 

@@ -180,7 +180,7 @@ def test_concrete_function_api():
     assert isinstance(concrete.graph, tf.Graph)
     assert concrete(tf.constant([1.0, 2.0, 3.0])).numpy().tolist() == [2.0, 4.0, 6.0]
     with pytest.raises(tf.errors.InvalidArgumentError, match=r"input #0\(zero-based\) was expected to be a "
-                                                              r"float32 tensor but is a int32 tensor"):
+                                                              r"float tensor but is a int32 tensor"):
         concrete(tf.constant([1]))
     assert repr(f.get_concrete_function(tf.constant(1.0))).startswith(
         "<ConcreteFunction (x: TensorSpec(shape=(), dtype=tf.float32, name=None)) -> "
@@ -267,3 +267,28 @@ def test_returning_an_input_and_python_values():
     f = tf.function(lambda x: (x, None, 3))
     out = f(tf.constant(1.0))
     assert float(out[0]) == 1.0 and out[1] is None and int(out[2]) == 3
+
+
+def test_nested_functions_are_inlined():
+    @tf.function
+    def inner(x):
+        return x * 2
+
+    @tf.function
+    def outer(x):
+        return inner(x) + 1
+
+    assert float(outer(tf.constant(3.0))) == 7.0
+    assert inner.experimental_get_tracing_count() == 1
+    ops = [op.type for op in outer.get_concrete_function(tf.constant(1.0)).graph.get_operations()]
+    assert "Mul" in ops  # the callee's ops were copied into the caller's graph
+
+
+def test_named_specs_name_the_placeholders():
+    @tf.function(input_signature=[tf.TensorSpec([None], tf.float32, name="inp")])
+    def f(x):
+        return x
+
+    concrete = f.get_concrete_function()
+    assert concrete.inputs[0].name == "inp:0"
+    assert concrete.structured_input_signature[0][0].name == "inp"
