@@ -3,7 +3,9 @@ from .framework.device import (LogicalDevice, LogicalDeviceConfiguration, Physic
                                get_logical_device_configuration, list_logical_devices, list_physical_devices,
                                set_logical_device_configuration)
 
-__all__ = ["LogicalDevice", "LogicalDeviceConfiguration", "PhysicalDevice", "list_physical_devices",
+from . import config_optimizer as optimizer  # noqa: F401,E402  (tf.config.optimizer)
+
+__all__ = ["optimizer", "LogicalDevice", "LogicalDeviceConfiguration", "PhysicalDevice", "list_physical_devices",
            "list_logical_devices", "set_logical_device_configuration", "get_logical_device_configuration",
            "experimental", "set_soft_device_placement", "get_soft_device_placement", "get_visible_devices",
            "set_visible_devices"]

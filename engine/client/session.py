@@ -15,6 +15,7 @@ import threading
 
 import numpy as np
 
+from .. import config_optimizer
 from ..framework import dtypes as _dtypes
 from ..framework.backend import to_numpy
 from ..framework.context import ctx
@@ -64,6 +65,7 @@ class Session:
         self.graph = graph
         self._runtime = _Runtime()
         self._plans = {}
+        self.last_plan = None
         self._closed = False
         self._entered = []
 
@@ -119,10 +121,11 @@ class Session:
             else:
                 fetch_tensors.append(e)
         key = (tuple(t._id for t in fetch_tensors), tuple(op._id for op in targets),
-               tuple(t._id for t in feed_tensors), self.graph.version)
+               tuple(t._id for t in feed_tensors), self.graph.version, config_optimizer.options_key())
         plan = self._plans.get(key)
         if plan is None:
             plan = self._plans[key] = compile_plan(fetch_tensors, targets, feed_tensors)
+        self.last_plan = plan  # engine extra: print(sess.last_plan.report) shows what the optimizer did
         values = iter(plan(feed_values, self._runtime))
         results = [None if isinstance(e, Operation) else _to_host(next(values)) for e in elements]
         return nest.pack_sequence_as(fetches, results)

@@ -1,19 +1,29 @@
 """Compile part of a graph into a straight-line program, then run it many times.
 
-``Session.run`` (and, later, ``tf.function``) never walks the graph per call.
+``Session.run`` (and ``tf.function``) never walks the graph per call.
 For each distinct request (which tensors to fetch, which to feed) it:
 
 1. **prunes** the graph to the ops the fetches need (walking inputs and control
    inputs backwards, stopping at fed tensors),
 2. **orders** them topologically,
-3. **generates Python source** for one function that calls each op's kernel in
-   that order, with every intermediate value in a local variable, and
-4. caches the compiled function (a :class:`Plan`).
+3. copies them into the optimizer's IR and **optimizes** the copy
+   (``engine/framework/optimizer/``: constant folding, CSE, arithmetic
+   simplification, pruning, fusion, a memory plan; the graph itself is never
+   modified),
+4. **generates Python source** for one function that calls each node's kernel
+   in that order, with every intermediate value in a local variable that is
+   deleted right after its last reader (the memory plan), and
+5. caches the compiled function (a :class:`Plan`).
 
 ``plan.source`` shows the generated code, which is the best way to see what
-"compiling a graph" means. Errors raised by a kernel are reported with the
-name of the node that failed.
+"compiling a graph" means; ``print(plan.report)`` shows what the optimizer
+changed. Constants are not computed at all: the generated code refers to their
+values directly. Errors raised by a kernel are reported with the name of the
+node that failed: every node is one line of the generated code, so the line
+number in the traceback says which node it was (no bookkeeping per step).
 """
+import itertools
+
 import numpy as np
 
 from .backend import NUMPY
@@ -27,8 +37,9 @@ def prune(fetch_ops, fed_tensor_ids):
     """The ops needed to compute ``fetch_ops``, in a valid execution order.
 
     An op is needed if a fetch depends on one of its outputs (through data or
-    control edges) and that output is not fed. Order: depth-first post-order,
-    which puts every op after its inputs.
+    control edges) and that output is not fed. A control dependency on an op
+    whose outputs are all fed (a fed placeholder) is already satisfied.
+    Order: depth-first post-order, which puts every op after its inputs.
     """
     order, state = [], {}
     for root in fetch_ops:
@@ -46,7 +57,7 @@ def prune(fetch_ops, fed_tensor_ids):
                 continue
             state[key] = 1
             stack.append((op, True))
-            deps = [c for c in op.control_inputs]
+            deps = [c for c in op.control_inputs if not _fully_fed(c, fed_tensor_ids)]
             deps += [t.op for t in op.inputs if t._id not in fed_tensor_ids]
             for dep in reversed(deps):
                 if not state.get(id(dep)):
@@ -54,85 +65,199 @@ def prune(fetch_ops, fed_tensor_ids):
     return order
 
 
-class Plan:
-    """A compiled program: call it with fed arrays (in ``feed_tensors`` order), get fetched arrays back."""
+def _fully_fed(op, fed_tensor_ids):
+    """An op whose every output is fed is replaced by its feeds (as TF does): waiting for it is free."""
+    return bool(op.outputs) and all(t._id in fed_tensor_ids for t in op.outputs)
 
-    def __init__(self, ops, feed_tensors, fetch_tensors, fn, source):
-        self.ops = ops
+
+class Plan:
+    """A compiled program: call it with fed arrays (in ``feed_tensors`` order), get fetched arrays back.
+
+    ``ops``: the nodes that run, in order (optimizer IR nodes: ``name``, ``type``,
+    ``inputs``, ``fused_from``); ``graph_ops``: the graph operations the request
+    needed before optimization; ``report``: what the optimizer changed;
+    ``memory``: the memory plan; ``options``: the optimizer options it was
+    compiled with (hashable: part of a plan cache key); ``source``: the code.
+    """
+
+    def __init__(self, program, feed_tensors, fetch_tensors, fn, source, node_at_line, report=None,
+                 graph_ops=(), options=()):
+        self.program = program
+        self.ops = list(program.nodes)
+        self.graph_ops = list(graph_ops)
         self.feed_tensors = feed_tensors
         self.fetch_tensors = fetch_tensors
         self._fn = fn
+        self._node_at_line = node_at_line
         self.source = source
+        self.report = report
+        self.memory = report.memory if report is not None else None
+        self.options = options
 
     def __call__(self, feed_arrays, runtime=None):
-        step = [0]
         try:
-            return self._fn(feed_arrays, runtime, step)
+            return self._fn(feed_arrays, runtime)
         except OpError as error:
-            raise self._annotate(error, step[0]) from None
+            raise self._annotate(error, self._failed_node(error)) from None
         except Exception as error:  # a kernel failed: say which node, as TF does
-            op = self.ops[step[0]]
+            node = self._failed_node(error)
+            if node is None:
+                raise
+            fused = f", fused from {', '.join(node.fused_from)}" if node.fused_from else ""
             raise InvalidArgumentError(
-                None, op, f"{error} [[node {op.name} (op type {op.type})]] Inputs: "
-                          f"{', '.join(f'{t.name} {t.shape} {t.dtype.name}' for t in op.inputs)}") from None
+                None, node.origin or node, f"{error} [[node {node.name} (op type {node.type}{fused})]] Inputs: "
+                f"{', '.join(f'{t.name} {t.shape} {t.dtype.name}' for t in node.inputs)}") from None
 
-    def _annotate(self, error, index):
-        op = self.ops[index] if index < len(self.ops) else None
-        if op is not None and f"node {op.name}" not in error.message:
-            error.message = f"{error.message}\n\t [[{{{{node {op.name}}}}}]]"
+    def _failed_node(self, error):
+        tb = error.__traceback__
+        code = self._fn.__code__
+        while tb is not None:
+            if tb.tb_frame.f_code is code:
+                return self._node_at_line.get(tb.tb_lineno)
+            tb = tb.tb_next
+        return None
+
+    def _annotate(self, error, node):
+        if node is not None and f"node {node.name}" not in error.message:
+            error.message = f"{error.message}\n\t [[{{{{node {node.name}}}}}]]"
             error.args = (error.message,)
-            error.op = op
+            error.op = node.origin or node
         return error
+
+    @property
+    def fused_kernels(self):
+        """``{node name: generated source}`` of the ``_FusedElementwise`` nodes (their code is generated too)."""
+        return {op.name: op.attrs["program"].source for op in self.ops if op.type == "_FusedElementwise"}
+
+    def measure_peak_bytes(self, feed_arrays, runtime=None):
+        """Run once under ``tracemalloc`` and return the peak bytes NumPy allocated during the run.
+
+        This measures what the static memory plan can only estimate (values of
+        unknown static shape, temporaries inside kernels). Slow: for reports, not
+        for production.
+        """
+        import tracemalloc
+        tracing = tracemalloc.is_tracing()
+        if not tracing:
+            tracemalloc.start()
+        try:
+            tracemalloc.reset_peak()
+            base = tracemalloc.get_traced_memory()[0]
+            result = self(feed_arrays, runtime)
+            peak = tracemalloc.get_traced_memory()[1] - base
+            del result
+        finally:
+            if not tracing:
+                tracemalloc.stop()
+        return peak
 
     def __repr__(self):
         return f"<Plan: {len(self.ops)} ops, {len(self.feed_tensors)} feeds, {len(self.fetch_tensors)} fetches>"
 
 
-def compile_plan(fetch_tensors, target_ops, feed_tensors):
-    """Prune, order and generate code for one (fetches, targets, feeds) request."""
+_plan_ids = itertools.count()
+
+
+def compile_plan(fetch_tensors, target_ops, feed_tensors, options=None):
+    """Prune, order, optimize and generate code for one (fetches, targets, feeds) request.
+
+    ``options``: optimizer options as a ``tf.config.optimizer`` dict (``None``:
+    the current global settings). ``plan.options`` is their hashable fingerprint.
+    """
+    from .. import config_optimizer
+    from .optimizer import from_operations, optimize
     fed_ids = {t._id for t in feed_tensors}
     roots = [t.op for t in fetch_tensors if t._id not in fed_ids] + list(target_ops)
     ops = prune(roots, fed_ids)
+    effective = config_optimizer.effective_options(options)
+    program = from_operations(ops, feed_tensors, fetch_tensors, target_ops)
+    program, report = optimize(program, effective)
+    copies = [_now_aliases(v, t, fed_ids) for v, t in zip(program.fetches, fetch_tensors)]
+    fn, source, node_at_line = _generate(program, report.memory, copies)
+    return Plan(program, list(feed_tensors), list(fetch_tensors), fn, source, node_at_line, report, ops,
+                tuple(sorted(effective.items())))
 
-    names = {}   # tensor id -> local variable name
-    env = {"_np": np}
-    lines = ["def plan(feeds, runtime, step):"]
-    for i, t in enumerate(feed_tensors):
-        names[t._id] = f"f{i}"
-        lines.append(f"    f{i} = feeds[{i}]")
-    for index, op in enumerate(ops):
-        kernel = _kernel_for(op)
-        env[f"k{index}"] = kernel
-        attrs = dict(op.attrs)
-        if op.type == "Placeholder":
-            attrs["name"] = op.name  # for the "You must feed a value for placeholder" error
+
+# Nodes whose output is a buffer that outlives the run: a constant, a fed array, a variable's value.
+_PERSISTENT = frozenset(["Const", "_Arg", "ReadVariableOp"])
+
+
+def _now_aliases(value, tensor, fed_ids):
+    """True if the optimizer made fetch ``tensor`` return a persistent buffer it did not return before.
+
+    ``sess.run(x * 1.0)`` computes a new array without optimization; optimized, ``x * 1.0`` is ``x``, the
+    caller's own fed array. The plan returns a copy then, so callers never receive (and never write
+    into) a constant, a fed array or a variable's buffer they did not fetch as such.
+    """
+    original = "_Arg" if tensor._id in fed_ids else tensor.op.type
+    return value.node.type in _PERSISTENT and value.node.type != original
+
+
+def _copy(value):
+    return value.copy() if isinstance(value, np.ndarray) else value
+
+
+def _generate(program, memory, copies=None):
+    """Python source for ``program``: one line per node, ``del`` lines from the memory plan."""
+    names = {}   # id(value) -> the Python name holding it
+    env = {"_np": np, "_copy": _copy}
+    lines = ["def plan(feeds, runtime):"]
+    node_at_line = {}
+    for i, arg in enumerate(program.args):
+        names[id(arg.outputs[0])] = f"f{i}"
+    if program.args:
+        lines.append(f"    {', '.join(f'f{i}' for i in range(len(program.args)))}, = feeds")
+    release = memory.release if memory is not None else {}
+    for index, node in enumerate(program.nodes):
+        if node.type == "Const":          # no code: the value is bound into the function's globals
+            env[f"c{index}"] = node.attrs["value"]
+            names[id(node.outputs[0])] = f"c{index}"
+            continue
+        if node.type == "NoOp":           # nothing to compute; the order already honours its control inputs
+            continue
+        env[f"k{index}"] = _kernel_for(node)
+        attrs = dict(node.attrs)
+        if node.type == "_FusedElementwise" and _backend_of(node) == NUMPY:   # call its generated code directly
+            env[f"k{index}"] = attrs.pop("program").function(np)
+        if node.type == "Placeholder":
+            attrs["name"] = node.name  # for the "You must feed a value for placeholder" error
         env[f"a{index}"] = attrs
-        outs = [f"v{index}_{j}" for j in range(len(op.outputs))]
-        for t, name in zip(op.outputs, outs):
-            if t._id not in fed_ids:
-                names[t._id] = name
-        parts = [names[t._id] for t in op.inputs]
+        outs = [f"v{index}_{j}" for j in range(len(node.outputs))]
+        for v, name in zip(node.outputs, outs):
+            names[id(v)] = name
+        parts = [names[id(v)] for v in node.inputs]
         if attrs:
             parts.append(f"**a{index}")
-        if op.op_def.needs_runtime:
+        if node.op_def.needs_runtime:
             parts.append("_runtime=runtime")
         call = f"k{index}({', '.join(parts)})"
-        lines.append(f"    step[0] = {index}")
+        comment = f"  # {node.name} ({node.type})"
         if len(outs) == 0:
-            lines.append(f"    {call}")
+            lines.append(f"    {call}{comment}")
         elif len(outs) == 1:
-            lines.append(f"    {outs[0]} = {call}  # {op.name} ({op.type})")
+            lines.append(f"    {outs[0]} = {call}{comment}")
         else:
-            lines.append(f"    {', '.join(outs)}, = {call}  # {op.name} ({op.type})")
-    results = ", ".join(names[t._id] for t in fetch_tensors)
-    lines.append(f"    return ({results}{',' if len(fetch_tensors) == 1 else ''})")
+            lines.append(f"    {', '.join(outs)}, = {call}{comment}")
+        node_at_line[len(lines)] = node
+        dead = [names[id(v)] for v in release.get(index, ()) if names.get(id(v), "").startswith("v")]
+        if dead:
+            lines.append(f"    del {', '.join(dead)}")
+    copies = copies or [False] * len(program.fetches)
+    results = ", ".join(f"_copy({names[id(v)]})" if copy else names[id(v)] for v, copy in zip(program.fetches, copies))
+    lines.append(f"    return ({results}{',' if len(program.fetches) == 1 else ''})")
     source = "\n".join(lines) + "\n"
-    exec(compile(source, "<engine plan>", "exec"), env)  # noqa: S102  (code we generated ourselves)
-    return Plan(ops, list(feed_tensors), list(fetch_tensors), env["plan"], source)
+    code = compile(source, f"<engine plan {next(_plan_ids)}>", "exec")
+    exec(code, env)  # noqa: S102  (code we generated ourselves)
+    return env["plan"], source, node_at_line
 
 
 _RANDOM_OPS = frozenset(["RandomUniform", "RandomStandardNormal", "TruncatedNormal", "RandomUniformInt",
                          "RandomShuffle"])
+
+
+def _backend_of(op):
+    device = lookup_device(op.device) if op.device else None
+    return device.backend if device is not None else NUMPY
 
 
 def _kernel_for(op):
@@ -144,8 +269,8 @@ def _kernel_for(op):
     device = lookup_device(op.device) if op.device else None
     backend = device.backend if device is not None else NUMPY
     kernel = op.op_def.kernel(backend)
-    if op.type in _RANDOM_OPS:
-        kernel = _with_stream_owner(op, kernel)
+    if op.type in _RANDOM_OPS:   # the stream belongs to the graph Operation the node was copied from
+        kernel = _with_stream_owner(getattr(op, "origin", None) or op, kernel)
     if backend == NUMPY:
         return kernel
 

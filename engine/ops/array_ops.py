@@ -80,14 +80,52 @@ def _const_ints(ic, i):
 
 
 def _shape_from_input(ic, i):
-    """The shape described by int vector input ``i``: its value if known, else its length in unknown dims."""
-    dims = _const_ints(ic, i)
-    if dims is not None:
-        return TensorShape([d if d >= 0 else None for d in dims])
-    n = ic.shape(i)
+    """The (partial) shape described by int vector input ``i``: TF's ``constant_value_as_shape``.
+
+    Uses :func:`partial_input`, so ``reshape(g, tf.shape(x))`` keeps what is known of ``x``'s
+    shape; negative or unknown entries are unknown dimensions.
+    """
+    dims = partial_input(ic, i)
+    if dims is None:
+        return TensorShape(None)
+    return TensorShape([d if d is not None and d >= 0 else None for d in dims])
+
+
+def partial_input(ic, i):
+    """The entries of int vector input ``i`` of a shape function known while building: a list with ``None``
+    for unknown entries, or ``None`` if even its length is unknown. See :func:`partial_value`."""
+    value = ic.constant_value(i)
+    if value is not None:
+        return [int(v) for v in np.ravel(value)]
+    return partial_value(ic.inputs[i])
+
+
+def partial_value(t):
+    """The entries of the int vector ``t`` known without running anything: a list (``None`` for an
+    unknown entry), or ``None`` when even its length is unknown.
+
+    A known value gives every entry; ``tf.shape(x)`` gives ``x``'s static dimensions; ``tf.stack``
+    of scalars and ``tf.concat`` of vectors combine what is known of their parts.
+    """
+    value = known_value(t)
+    if value is not None:
+        return [int(v) for v in np.ravel(value)]
+    op = getattr(t, "op", None) if not _is_eager(t) else None
+    if op is not None:
+        if op.type == "Shape":
+            s = op.inputs[0].shape
+            return None if s.rank is None else s.as_list()
+        if op.type == "Pack" and op.attrs.get("axis", 0) == 0 and all(p.shape.rank == 0 for p in op.inputs):
+            values = [known_value(p) for p in op.inputs]
+            return [None if v is None else int(v) for v in values]
+        if op.type == "ConcatV2" and known_value(op.inputs[-1]) is not None and int(known_value(op.inputs[-1])) == 0:
+            parts = [partial_value(p) for p in op.inputs[:-1]]
+            if all(p is not None for p in parts):
+                return [v for p in parts for v in p]
+    n = t.shape
     if n.rank == 1 and n[0] is not None:
-        return TensorShape([None] * n[0])
-    return TensorShape(None)
+        return [None] * n[0]
+    return None
 
 
 def _is_eager(t):
@@ -563,9 +601,11 @@ _UNPACK = register_op("Unpack", kernel=_unpack_kernel, infer=_unpack_infer,
 def unstack(value, num=None, axis=0, name="unstack"):
     """Split ``value`` along ``axis`` into a list of ``num`` tensors of rank one less."""
     x = to_tensor(value)
-    if x.shape.rank is None:
-        raise ValueError("Cannot infer argument `num` from shape <unknown>")
     r = x.shape.rank
+    if r is None:
+        if num is None:
+            raise ValueError("Cannot infer argument `num` from shape <unknown>")
+        return execute(_UNPACK, (x,), {"num": int(num), "axis": int(axis)}, name=name)  # a graph input: rank unknown
     if not -r <= axis < r:
         raise ValueError(f"Argument `axis` = {axis} not in range [{-r}, {r})")
     axis %= r
@@ -857,8 +897,12 @@ def _tile_grad(op, grad):
         split_shape = [v for pair in zip(m, dims) for v in pair]
         return reduce_sum(reshape(grad, split_shape), list(builtins.range(0, 2 * len(dims), 2))), None
     split_shape = reshape(transpose(stack([multiples, shape(x, out_type=multiples.dtype)])), [-1])
-    axes = range(0, size(split_shape), 2)
-    return reduce_sum(reshape(grad, split_shape), axes), None
+    r = x.shape.rank
+    axes = range(0, size(split_shape), 2) if r is None else list(builtins.range(0, 2 * r, 2))
+    g = reduce_sum(reshape(grad, split_shape), axes)
+    if r is not None:
+        g.set_shape(x.shape)  # TF's _TileGrad: the gradient has the input's static shape
+    return g, None
 
 
 _TILE = register_op("Tile", kernel=_tile_kernel, infer=_tile_infer, grad=_tile_grad, saves_inputs=(1,),
@@ -1239,10 +1283,12 @@ def _gather_grad(op, grad):
     p, idx_shape = params.shape, indices.shape
     r = p.rank
     axis = known_value(axis_t)
-    if axis is None or r is None or idx_shape.rank is None:
-        raise NotImplementedError("The gradient of gather needs a known axis and known ranks.")
-    a = int(axis) % r
     b = op.attrs.get("batch_dims", 0)
+    if axis is None or r is None or idx_shape.rank is None:
+        if b:
+            raise NotImplementedError("The gradient of gather with batch_dims needs a known axis and known ranks.")
+        return _gather_grad_dynamic(params, indices, axis_t, grad), None, None
+    a = int(axis) % r
     if b < 0:
         b += idx_shape.rank
     nj = idx_shape.rank - b
@@ -1270,6 +1316,27 @@ def _gather_grad(op, grad):
     return (transpose(scattered, perm2) if perm2 != sorted(perm2) else scattered), None, None
 
 
+def _gather_grad_dynamic(params, indices, axis_t, grad):
+    """The gradient of gather for an axis or ranks known only at run time (graph inputs), as TF computes it.
+
+    ``grad`` has shape ``O + indices.shape + I`` (``O``/``I``: params dims before/after the axis).
+    Flatten the indices dims to one of size ``N``, move it to the front, scatter-add the rows into
+    ``[params.shape[axis]] + O + I`` and move that axis back into place.
+    """
+    cast, floormod = math_ops.cast, math_ops.floormod
+    ps = shape(params, out_type=indices.dtype)
+    r = rank(params)
+    a = floormod(cast(reshape(axis_t, [1]), dtypes.int32), r)
+    outer = slice(ps, [0], a)
+    inner = slice(ps, a + 1, [-1])
+    values = reshape(grad, concat([outer, reshape(size(indices, out_type=indices.dtype), [1]), inner], 0))
+    perm = concat([a, range(a[0]), range(a[0] + 1, r)], 0)
+    rows = scatter_nd(reshape(indices, [-1, 1]), transpose(values, perm), concat([slice(ps, a, [1]), outer, inner], 0))
+    g = transpose(rows, invert_permutation(perm))
+    g.set_shape(params.shape)
+    return g
+
+
 _GATHER = register_op("GatherV2", kernel=_gather_kernel, infer=_gather_infer, grad=_gather_grad,
                       saves_inputs=(1, 2), saves_outputs=False)
 
@@ -1292,7 +1359,8 @@ def gather(params, indices, validate_indices=None, axis=None, batch_dims=0, name
     if axis is None:
         axis = batch_dims
     axis_t = int_tensor(axis)
-    if _is_eager(axis_t) and int(axis_t.numpy()) == 0:
+    axis_value = known_value(axis_t)   # eager values and graph constants alike, as TF's constant_value
+    if axis_value is not None and int(axis_value) == 0:
         batch_dims = 0  # TF 2.21's tf.gather drops batch_dims when axis is 0 (it calls GatherV2 without it)
     return execute(_GATHER, (p, idx, axis_t), {"batch_dims": int(batch_dims)}, name=name)
 
@@ -1669,12 +1737,15 @@ def _linspace_grad(op, grad):
     cast, multiply, subtract = math_ops.cast, math_ops.multiply, math_ops.subtract
     reduce_sum = reduction_ops.reduce_sum
     n = known_value(op.inputs[2])
-    if n is None:
-        raise NotImplementedError("The gradient of LinSpace needs a known num.")
-    n = int(n)
-    t = cast(range(n), grad.dtype)
-    if n > 1:
-        t = multiply(t, 1.0 / (n - 1))
+    if n is None:  # ``num`` known only at run time (a graph input)
+        num = op.inputs[2]
+        t = multiply(cast(range(num), grad.dtype),
+                     math_ops.reciprocal(cast(math_ops.maximum(num - 1, 1), grad.dtype)))
+    else:
+        n = int(n)
+        t = cast(range(n), grad.dtype)
+        if n > 1:
+            t = multiply(t, 1.0 / (n - 1))
     d_stop = reduce_sum(multiply(grad, t))
     return subtract(reduce_sum(grad), d_stop), d_stop, None
 
@@ -1694,7 +1765,9 @@ def linspace(start, stop, num, name=None, axis=0):
     composed from other ops along ``axis`` exactly as TF's ``linspace_nd`` does.
     Both forms are differentiable w.r.t. ``start`` and ``stop``. A negative
     ``num`` raises ``InvalidArgumentError`` (TF's message comes from an inner
-    Range op; the engine's names LinSpace).
+    Range op; the engine's names LinSpace). In a graph, ``num`` may be a tensor
+    and tensor endpoints may have unknown dimensions (deviation: the engine needs
+    their rank).
     """
     add, cast, multiply, subtract, truediv = math_ops.add, math_ops.cast, math_ops.multiply, math_ops.subtract, math_ops.truediv
     s = to_tensor(start)
@@ -1705,26 +1778,38 @@ def linspace(start, stop, num, name=None, axis=0):
         s, e = cast(s, target), cast(e, target)
     if s.shape.rank == 0 and e.shape.rank == 0 and axis in (0, -1):
         return execute(_LINSPACE, (s, e, int_tensor(num)), name=name)
-    if not isinstance(num, (numbers.Integral, np.integer)):
-        num = int(to_tensor(num).numpy())
-    num = int(num)
-    if num < 0:
-        raise InvalidArgumentError(None, None, f"Requires num >= 0: {num} [Op:LinSpace]")
-    target = list(np.broadcast_shapes(tuple(s.shape.as_list()), tuple(e.shape.as_list())))
-    s = s if s.shape.as_list() == target else broadcast_to(s, target)
-    e = e if e.shape.as_list() == target else broadcast_to(e, target)
+    n = num if isinstance(num, (numbers.Integral, np.integer)) else known_value(to_tensor(num))
+    if n is None:   # a graph input: the number of values is known only at run time
+        num = cast(to_tensor(num), dtypes.int32)
+        n_steps, n_fill = math_ops.maximum(num - 1, 1), math_ops.maximum(num - 2, 0)
+    else:
+        num = int(n)
+        if num < 0:
+            raise InvalidArgumentError(None, None, f"Requires num >= 0: {num} [Op:LinSpace]")
+        n_steps, n_fill = max(num - 1, 1), max(num - 2, 0)
+    if s.shape.is_fully_defined() and e.shape.is_fully_defined():
+        target = list(np.broadcast_shapes(tuple(s.shape.as_list()), tuple(e.shape.as_list())))
+        s = s if s.shape.as_list() == target else broadcast_to(s, target)
+        e = e if e.shape.as_list() == target else broadcast_to(e, target)
+    else:  # graph inputs of unknown dimensions: broadcast at run time, as TF does
+        s = add(s, zeros_like(e))
+        e = add(e, zeros_like(s))
+        if s.shape.rank is None:
+            raise NotImplementedError("engine's linspace with tensor endpoints needs inputs of known rank")
+        target = s.shape.as_list()
     r = len(target) + 1
     if not -r <= axis < r:
         raise ValueError(f"axis {axis} out of range [{-r}, {r}) for linspace of rank {r}")
     ax = axis % r
     s_e, e_e = expand_dims(s, ax), expand_dims(e, ax)
-    delta = truediv(subtract(e_e, s_e), convert_to_tensor(max(num - 1, 1), dtype=s.dtype))
+    delta = truediv(subtract(e_e, s_e), cast(n_steps, s.dtype) if isinstance(n_steps, Tensor) else
+                    convert_to_tensor(n_steps, dtype=s.dtype))
     steps_shape = [1] * r
-    steps_shape[ax] = max(num - 2, 0)
-    steps = reshape(cast(range(1, max(num - 1, 1)), s.dtype), steps_shape)    # 1 .. num-2
+    steps_shape[ax] = n_fill
+    steps = reshape(cast(range(1, n_steps), s.dtype), steps_shape)            # 1 .. num-2
     middle = add(s_e, multiply(delta, steps))
     full = concat([s_e, middle, e_e], axis=ax)                                 # start, middle, stop
-    return slice(full, [0] * r, target[:ax] + [num] + target[ax:])            # trims to num (handles 0, 1)
+    return slice(full, [0] * r, [-1] * ax + [num] + [-1] * (r - 1 - ax))      # trims to num (handles 0, 1)
 
 
 def eye(num_rows, num_columns=None, batch_shape=None, dtype=dtypes.float32, name=None):
@@ -1808,8 +1893,15 @@ def _invert_permutation_kernel(xp):
     return k
 
 
+def _invert_permutation_infer(ic):
+    x = ic.shape(0)
+    if x.rank is not None and x.rank != 1:
+        ic.error(f"Shape must be rank 1 but is rank {x.rank}")
+    return [(ic.dtype(0), x if x.rank is not None else TensorShape([None]))]
+
+
 _INVERT_PERMUTATION = register_op("InvertPermutation", kernel=_invert_permutation_kernel,
-                                  infer=lambda ic: [(ic.dtype(0), ic.shape(0))])
+                                  infer=_invert_permutation_infer)
 
 
 def transpose(a, perm=None, conjugate=False, name="transpose"):

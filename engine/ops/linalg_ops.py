@@ -276,12 +276,25 @@ def _diag_part_infer(ic):
 
 
 def _diag_part_grad(op, grad):
-    """Put ``grad`` back on the diagonal: broadcast it along rows or columns and mask with ``eye(m, n)``."""
-    dims = op.inputs[0].shape.as_list()
-    m, n = dims[-2], dims[-1]
-    eye = constant(np.eye(m, n, dtype=op.inputs[0].dtype.as_numpy_dtype))
-    spread = array_ops.expand_dims(grad, -1 if m <= n else -2)
-    return math_ops.multiply(spread, eye)
+    """Put ``grad`` back on the diagonal: broadcast it along rows or columns and mask with ``eye(m, n)``.
+
+    With the matrix size unknown when the gradient is built (graph inputs), ``grad`` (``[..., min(m, n)]``)
+    is padded with zeros to ``[..., m]`` and spread along the columns, all with run-time shapes.
+    """
+    x = op.inputs[0]
+    dims = x.shape.as_list() if x.shape.rank is not None else None
+    if dims is not None and dims[-2] is not None and dims[-1] is not None:
+        m, n = dims[-2], dims[-1]
+        eye = constant(np.eye(m, n, dtype=x.dtype.as_numpy_dtype))
+        spread = array_ops.expand_dims(grad, -1 if m <= n else -2)
+        return math_ops.multiply(spread, eye)
+    x_shape = array_ops.shape(x)
+    m, n = x_shape[-2], x_shape[-1]
+    k = array_ops.shape(grad)[-1]
+    paddings = array_ops.concat([array_ops.zeros(array_ops.stack([array_ops.rank(grad) - 1, 2]), dtypes.int32),
+                                 array_ops.reshape(array_ops.stack([0, m - k]), [1, 2])], 0)
+    eye = array_ops.eye(m, n, dtype=x.dtype)
+    return math_ops.multiply(array_ops.expand_dims(array_ops.pad(grad, paddings), -1), eye)
 
 
 _DIAG_PART = register_op("MatrixDiagPart", kernel=_diag_part_kernel, infer=_diag_part_infer, grad=_diag_part_grad,

@@ -250,8 +250,10 @@ def _binary(op_name, make_kernel, grad, allowed, out_dtype=None, saves_inputs=Tr
     return op, public
 
 
-def _check_int_divisor(xp, y):
-    if y.dtype.kind in "iu" and not xp.all(y):
+def _check_int_divisor(xp, x, y):
+    """Integer division by zero is an error, but only where a zero divisor is used: an empty
+    result (``x`` or ``y`` empty) divides nothing, as in TF (graph gradients meet ``floormod([], 0)``)."""
+    if y.dtype.kind in "iu" and x.size and y.size and not xp.all(y):
         raise InvalidArgumentError(None, None, "Integer division by zero")
 
 
@@ -329,14 +331,14 @@ def _squared_difference_grad(op, grad):
 
 def _floordiv_kernel(xp):
     def k(x, y):
-        _check_int_divisor(xp, y)
+        _check_int_divisor(xp, x, y)
         return xp.floor_divide(x, y)
     return k
 
 
 def _floormod_kernel(xp):
     def k(x, y):
-        _check_int_divisor(xp, y)
+        _check_int_divisor(xp, x, y)
         return xp.remainder(x, y)
     return k
 
@@ -347,7 +349,7 @@ def _truncate_kernel(xp, mod):
     ``fmod`` is C's remainder (sign of ``x``); the truncated quotient is then exact.
     """
     def k(x, y):
-        _check_int_divisor(xp, y)
+        _check_int_divisor(xp, x, y)
         r = xp.fmod(x, y)
         if mod:
             return r

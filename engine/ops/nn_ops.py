@@ -889,10 +889,16 @@ def _trunc_div(a, b):
 
 
 def _output_size(in_size, k, stride, dilation, padding, pad_pair, error):
-    """TF's ``GetWindowedOutputSize``: (output size, pad before, pad after) along one axis."""
-    eff = (k - 1) * dilation + 1
+    """TF's ``GetWindowedOutputSize``: (output size, pad before, pad after) along one axis.
+
+    An unknown size (``None``, graph inputs) gives an unknown output size, except that ``SAME``
+    padding needs no window size: ``ceil(in_size / stride)``.
+    """
     if in_size is None:
         return None, 0, 0
+    if k is None:
+        return ((in_size + stride - 1) // stride if padding == "SAME" else None), 0, 0
+    eff = (k - 1) * dilation + 1
     if padding == "SAME":
         out = (in_size + stride - 1) // stride
         needed = max(0, (out - 1) * stride + eff - in_size)
@@ -1014,10 +1020,8 @@ def _conv_output_shape(ic, input_shape, filter_shape):
     if input_shape is None:
         return TensorShape([None, None, None, None if filter_shape is None else filter_shape[3]])
     kh, kw = (None, None) if filter_shape is None else filter_shape[:2]
-    if kh is None or kw is None:
-        return TensorShape([input_shape[0], None, None, None if filter_shape is None else filter_shape[3]])
     w = _window(input_shape[1], input_shape[2], kh, kw, strides, dilations, padding, explicit, ic.error)
-    return TensorShape([input_shape[0], w.oh, w.ow, filter_shape[3]])
+    return TensorShape([input_shape[0], w.oh, w.ow, None if filter_shape is None else filter_shape[3]])
 
 
 def _conv2d_infer(ic):
@@ -1037,8 +1041,9 @@ def _conv2d_grad(op, grad):
 
 
 def _sizes_or_none(ic, i, rank=4):
-    value = ic.constant_value(i)
-    return None if value is None else [int(v) for v in np.ravel(value)]
+    """The shape held by size input ``i`` (``input_sizes``...): what is known of it, else ``rank`` unknown dims."""
+    shape = array_ops._shape_from_input(ic, i)
+    return shape.as_list() if shape.rank is not None else [None] * rank
 
 
 def _backprop_input_kernel(xp):
@@ -1060,8 +1065,7 @@ def _backprop_input_kernel(xp):
 
 
 def _backprop_input_infer(ic):
-    sizes = _sizes_or_none(ic, 0)
-    return [(ic.dtype(1), TensorShape(sizes if sizes is not None else [None] * 4))]
+    return [(ic.dtype(1), TensorShape(_sizes_or_none(ic, 0)))]
 
 
 def _backprop_input_grad(op, grad):
@@ -1091,8 +1095,7 @@ def _backprop_filter_kernel(xp):
 
 
 def _backprop_filter_infer(ic):
-    sizes = _sizes_or_none(ic, 1)
-    return [(ic.dtype(0), TensorShape(sizes if sizes is not None else [None] * 4))]
+    return [(ic.dtype(0), TensorShape(_sizes_or_none(ic, 1)))]
 
 
 def _backprop_filter_grad(op, grad):
@@ -1346,8 +1349,7 @@ def _avg_pool_grad_kernel(xp):
 
 
 def _avg_pool_grad_infer(ic):
-    sizes = _sizes_or_none(ic, 0)
-    return [(ic.dtype(1), TensorShape(sizes if sizes is not None else [None] * 4))]
+    return [(ic.dtype(1), TensorShape(_sizes_or_none(ic, 0)))]
 
 
 _AVG_POOL = register_op(

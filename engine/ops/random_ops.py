@@ -19,7 +19,10 @@ streams live in one place, :data:`STATE` (``STATE.streams``), keyed by
 ``set_seed(1); a = uniform([2]); set_seed(1); b = uniform([2])`` gives ``a == b``.
 ``owner`` is ``None`` for eager execution. A graph runtime (``tf.function``) that
 wants TF's graph semantics, where every random *node* owns its stream, runs each
-node's kernel inside ``with stream_owner(node):``. Streams are kept in
+node's kernel inside ``with stream_owner(node):``. A ``Session`` passes its
+runtime (the random ops are ``needs_runtime`` kernels): its streams then live in
+``STATE.session_streams[runtime]``, so every Session of a graph starts each
+node's sequence afresh, as TF's per-session kernels do. Streams are kept in
 least-recently-used order and the oldest are forgotten beyond
 ``MAX_STREAMS`` (a long loop of counter-seeded ops would otherwise keep one
 stream per call forever).
@@ -44,7 +47,7 @@ from ..framework.errors import InvalidArgumentError
 from ..framework.registry import register_op
 from ..framework.tensor import Tensor, convert_to_tensor
 from ..framework.tensor_shape import TensorShape
-from . import _shapes, math_ops
+from . import _shapes, array_ops, math_ops
 from ._dispatch import check_dtype, execute, int_tensor, to_tensor
 
 __all__ = ["set_seed", "uniform", "normal", "truncated_normal", "shuffle"]
@@ -65,6 +68,7 @@ class _RandomState:
     ``random.Random(global_seed)`` that hands out op seeds in eager mode.
     ``graph_counters``: per-graph op-seed counters (graph mode numbers its random
     ops 0, 1, 2 ... as TF does). ``streams``: ``key -> numpy Generator``.
+    ``session_streams``: ``runtime -> streams`` for graphs run by a Session.
     """
 
     def __init__(self):
@@ -73,6 +77,7 @@ class _RandomState:
         self.op_seeds = None
         self.graph_counters = weakref.WeakKeyDictionary()
         self.streams = collections.OrderedDict()
+        self.session_streams = weakref.WeakKeyDictionary()
         self.unseeded = np.random.default_rng()
         self.local = threading.local()   # .owner: the stream owner (None = eager)
 
@@ -152,15 +157,21 @@ def _seed_attrs(seed):
     return {"seed": s1 or 0, "seed2": s2 or 0}
 
 
-def _generator(op_name, dtype, seed, seed2):
+def _generator(op_name, dtype, seed, seed2, runtime=None):
     """The stream for one op type and seed pair (a fresh OS-seeded draw for ``(0, 0)``).
 
+    ``runtime``: the Session running the op (None eagerly), which owns its own streams.
     Call with ``STATE.lock`` held.
     """
     if seed == 0 and seed2 == 0:
         return STATE.unseeded
     key = (getattr(STATE.local, "owner", None), op_name, dtype.name, int(seed), int(seed2))
-    streams = STATE.streams
+    if runtime is None:
+        streams = STATE.streams
+    else:
+        streams = STATE.session_streams.get(runtime)
+        if streams is None:
+            streams = STATE.session_streams[runtime] = collections.OrderedDict()
     gen = streams.get(key)
     if gen is None:
         gen = np.random.Generator(np.random.Philox(key=np.array([seed, seed2], dtype=np.uint64)))
@@ -215,17 +226,17 @@ def _truncated_host(gen, dims, dtype):
 
 def _float_kernel(op_name, sample):
     def make(xp):
-        def k(shape, dtype=dtypes.float32, seed=0, seed2=0, T=None):  # noqa: N803 (TF attr name)
+        def k(shape, dtype=dtypes.float32, seed=0, seed2=0, T=None, _runtime=None):  # noqa: N803 (TF attr name)
             dims = _shape_from(shape, op_name)
             with STATE.lock:
-                host = sample(_generator(op_name, dtype, seed, seed2), dims, dtype._np)
+                host = sample(_generator(op_name, dtype, seed, seed2, _runtime), dims, dtype._np)
             return _to_device(xp, np.asarray(host))
         return k
     return make
 
 
 def _uniform_int_kernel(xp):
-    def k(shape, minval, maxval, seed=0, seed2=0):
+    def k(shape, minval, maxval, seed=0, seed2=0, _runtime=None):
         dims = _shape_from(shape, "RandomUniformInt")
         for label, bound in (("minval", minval), ("maxval", maxval)):
             if np.ndim(bound) != 0:
@@ -237,18 +248,18 @@ def _uniform_int_kernel(xp):
             raise InvalidArgumentError(None, None, f"Need minval < maxval, got {lo} >= {hi}")
         dtype = np.dtype(minval.dtype)
         with STATE.lock:
-            host = _generator("RandomUniformInt", dtypes.from_numpy(dtype), seed, seed2).integers(
+            host = _generator("RandomUniformInt", dtypes.from_numpy(dtype), seed, seed2, _runtime).integers(
                 lo, hi, dims, dtype=dtype)
         return _to_device(xp, np.asarray(host))
     return k
 
 
 def _shuffle_kernel(xp):
-    def k(value, seed=0, seed2=0):
+    def k(value, seed=0, seed2=0, _runtime=None):
         if getattr(value, "ndim", 0) == 0 or value.shape[0] <= 1:
             return value
         with STATE.lock:
-            perm = _generator("RandomShuffle", dtypes.from_numpy(value.dtype), seed, seed2).permutation(
+            perm = _generator("RandomShuffle", dtypes.from_numpy(value.dtype), seed, seed2, _runtime).permutation(
                 value.shape[0])
         return value[perm if xp is np else xp.asarray(perm)]
     return k
@@ -257,30 +268,29 @@ def _shuffle_kernel(xp):
 def _shape_infer(dtype_of):
     def infer(ic):
         value = ic.constant_value(0)
-        if value is not None:
-            shape = TensorShape([int(d) for d in np.ravel(value)]) if np.ndim(value) == 1 else TensorShape(None)
-        else:
-            s = ic.shape(0)
-            shape = TensorShape(None) if s.rank != 1 or s[0] is None else TensorShape([None] * s[0])
+        if value is not None and np.ndim(value) != 1:
+            shape = TensorShape(None)
+        else:   # known values, or what is known of e.g. ``tf.shape(x)`` (TF's constant_value_as_shape)
+            shape = array_ops._shape_from_input(ic, 0)
         return [(dtype_of(ic), shape)]
     return infer
 
 
 _RANDOM_UNIFORM = register_op("RandomUniform", kernel=_float_kernel("RandomUniform", _uniform_host),
-                              infer=_shape_infer(lambda ic: ic.attrs["dtype"]), stateful=True,
+                              infer=_shape_infer(lambda ic: ic.attrs["dtype"]), stateful=True, needs_runtime=True,
                               doc="Uniform floats in [0, 1).")
 _RANDOM_STANDARD_NORMAL = register_op("RandomStandardNormal",
                                       kernel=_float_kernel("RandomStandardNormal", _normal_host),
                                       infer=_shape_infer(lambda ic: ic.attrs["dtype"]), stateful=True,
-                                      doc="Standard normal floats.")
+                                      needs_runtime=True, doc="Standard normal floats.")
 _TRUNCATED_NORMAL = register_op("TruncatedNormal", kernel=_float_kernel("TruncatedNormal", _truncated_host),
-                                infer=_shape_infer(lambda ic: ic.attrs["dtype"]), stateful=True,
+                                infer=_shape_infer(lambda ic: ic.attrs["dtype"]), stateful=True, needs_runtime=True,
                                 doc="Standard normal floats redrawn until within 2 standard deviations.")
 _RANDOM_UNIFORM_INT = register_op("RandomUniformInt", kernel=_uniform_int_kernel,
-                                  infer=_shape_infer(lambda ic: ic.dtype(1)), stateful=True,
+                                  infer=_shape_infer(lambda ic: ic.dtype(1)), stateful=True, needs_runtime=True,
                                   doc="Uniform integers in [minval, maxval).")
 _RANDOM_SHUFFLE = register_op("RandomShuffle", kernel=_shuffle_kernel, infer=_shapes.same_as_input,
-                              stateful=True, doc="Permute along the first dimension.")
+                              stateful=True, needs_runtime=True, doc="Permute along the first dimension.")
 
 
 # --------------------------------------------------------------------------------------

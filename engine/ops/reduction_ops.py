@@ -14,9 +14,6 @@ Where the engine deliberately differs from TF 2.21:
 
 * ``argmax(x, axis=np.int64(1))`` works (TF raises ``TypeError`` for NumPy
   integer axes).
-* The gradient of ``reduce_prod`` needs the input shape and the axes known when
-  the gradient is built (always so eagerly; a graph placeholder with unknown
-  dimensions is refused with ``NotImplementedError``).
 * Matching TF, not calculus: the gradient of ``cumprod`` is 0 where ``x == 0``.
 """
 import numpy as np
@@ -190,15 +187,14 @@ def _prod_grad(op, grad):
     """Product of all *other* elements, computed without dividing (so zeros are fine).
 
     Move the reduced axes to the front, flatten them, and multiply an exclusive
-    cumulative product from the left by one from the right, as TF does. Needs the
-    input's shape and the axes to be known when the gradient is built (always true
-    eagerly; in a graph, a placeholder with unknown dimensions is not supported).
+    cumulative product from the left by one from the right, as TF does. Shapes and
+    axes known when the gradient is built (always so eagerly) give static shapes;
+    otherwise (graph inputs of unknown shape) :func:`_prod_grad_dynamic` reads them at run time.
     """
     x, axis = op.inputs
     axes = _static(axis)
     if axes is None or not x.shape.is_fully_defined():
-        raise NotImplementedError("The gradient of reduce_prod needs the input's shape and the axes to be known "
-                                  f"when the gradient is built; got shape {x.shape}.")
+        return _prod_grad_dynamic(op, grad), None
     shape = x.shape.as_list()
     rank = len(shape)
     axes = list(_normalize(np.ravel(axes), rank, "Prod"))
@@ -215,6 +211,27 @@ def _prod_grad(op, grad):
     inv = [int(i) for i in np.argsort(perm)]
     others = array_ops.transpose(others, inv)
     return math_ops.multiply(_keepdims_grad(op, grad), others), None
+
+
+def _prod_grad_dynamic(op, grad):
+    """:func:`_prod_grad` with the shapes and axes read at run time (graph inputs of unknown shape), as TF does."""
+    x, axis = op.inputs
+    x_shape = array_ops.shape(x)
+    rank = array_ops.rank(x)
+    reduced = math_ops.floormod(array_ops.reshape(math_ops.cast(axis, dtypes.int32), [-1]), rank)
+    idx = array_ops.range(rank)
+    is_reduced = reduce_any(math_ops.equal(array_ops.expand_dims(idx, 1), array_ops.expand_dims(reduced, 0)), 1)
+    other = array_ops.gather(idx, array_ops.reshape(array_ops.where(math_ops.logical_not(is_reduced)), [-1]))
+    perm = array_ops.concat([reduced, other], 0)
+    reduced_n = reduce_prod(array_ops.gather(x_shape, reduced))
+    other_n = reduce_prod(array_ops.gather(x_shape, other))
+    permuted = array_ops.transpose(x, perm)
+    flat = array_ops.reshape(permuted, array_ops.stack([reduced_n, other_n]))
+    left = cumprod(flat, axis=0, exclusive=True)
+    right = cumprod(flat, axis=0, exclusive=True, reverse=True)
+    others = array_ops.reshape(math_ops.multiply(left, right), array_ops.shape(permuted))
+    others = array_ops.transpose(others, array_ops.invert_permutation(perm))
+    return math_ops.multiply(_keepdims_grad(op, grad), others)
 
 
 # --------------------------------------------------------------------------------------
@@ -279,10 +296,14 @@ def _reduction(op_name, make_kernel, grad, allowed, saves_inputs=True, saves_out
                     None, None, f"cannot compute {op_name} as input #0(zero-based) was expected to be a bool "
                                 f"tensor but is a {x.dtype.name} tensor [Op:{op_name}]")
             check_dtype(op_name, x, allowed, "input")
-        if axis is None:
+        reduce_all = axis is None
+        if reduce_all:
             rank = x.ndim
             axis = tuple(range(rank)) if rank is not None else _all_axes(x)
-        return execute(op, (x, _axis_tensor(axis)), {"keep_dims": bool(keepdims)}, name=name)
+        out = execute(op, (x, _axis_tensor(axis)), {"keep_dims": bool(keepdims)}, name=name)
+        if reduce_all and not keepdims and out.shape.rank is None:
+            out.set_shape([])  # a graph input of unknown rank: reducing all of it still gives a scalar, as in TF
+        return out
     public.__name__ = "reduce_" + op_name.lower()
     public.__doc__ = doc
     return op, public

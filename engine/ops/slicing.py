@@ -305,24 +305,23 @@ def _slice_kernel(xp):
 
 
 def _slice_infer(ic):
+    """Sizes other than -1 are output dims; -1 gives ``dim - begin``. Entries of ``begin`` and ``size``
+    known while building (``array_ops.partial_input``: constants, ``tf.stack([-1, n])``...) are used."""
     x = ic.shape(0)
-    begin = ic.constant_value(1)
-    sizes = ic.constant_value(2)
-    if x.rank is None:
-        n = _spec_length(ic)
-        return [(ic.dtype(0), TensorShape(None if n is None else [None] * n))]
+    begin = array_ops.partial_input(ic, 1)
+    sizes = array_ops.partial_input(ic, 2)
     if sizes is None:
-        return [(ic.dtype(0), TensorShape([None] * x.rank))]
-    sizes = [int(v) for v in np.ravel(sizes)]
-    begin = None if begin is None else [int(v) for v in np.ravel(begin)]
-    if len(sizes) != x.rank or (begin is not None and len(begin) != x.rank):
-        raise ValueError(f"Expected begin and size arguments to be 1-D tensors of size {x.rank} for "
+        n = x.rank if x.rank is not None else _spec_length(ic)
+        return [(ic.dtype(0), TensorShape(None if n is None else [None] * n))]
+    dims = x.as_list() if x.rank is not None else [None] * len(sizes)
+    if len(sizes) != len(dims) or (begin is not None and len(begin) != len(dims)):
+        raise ValueError(f"Expected begin and size arguments to be 1-D tensors of size {len(dims)} for "
                          f"'{{{{node Slice}}}}' with input shapes: {_fmt(x)}.")
     out = []
-    for i, (d, s) in enumerate(zip(x.as_list(), sizes)):
-        if s != -1:
+    for i, (d, s) in enumerate(zip(dims, sizes)):
+        if s is not None and s != -1:
             out.append(s)
-        elif d is None or begin is None:
+        elif s is None or d is None or begin is None or begin[i] is None:
             out.append(None)
         else:
             out.append(d - begin[i])

@@ -361,7 +361,7 @@ def test_conv2d_errors():
                        match=r"Computed output size would be negative: -1 \[input_size: 5, effective_filter_size: 7, "
                              r"stride: 1\] \[Op:Conv2D\]"):
         tf.nn.conv2d(x4, tf.zeros([7, 7, 3, 4]), 1, "VALID")
-    with pytest.raises(tf.errors.InvalidArgumentError, match=r"cannot compute Conv2D as input #1.*float64"):
+    with pytest.raises(tf.errors.InvalidArgumentError, match=r"cannot compute Conv2D as input #1.*expected to be a float tensor but is a double tensor"):
         tf.nn.conv2d(x4, tf.zeros([3, 3, 3, 4], tf.float64), 1, "SAME")
     with pytest.raises(tf.errors.InvalidArgumentError, match=r"int64.*Conv2D|Conv2D.*int64"):
         tf.nn.conv2d(tf.zeros([1, 5, 5, 3], tf.int64), tf.zeros([3, 3, 3, 4], tf.int64), 1, "SAME")
