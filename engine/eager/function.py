@@ -33,6 +33,7 @@ import weakref
 
 import numpy as np
 
+from .. import config_optimizer
 from ..framework import dtypes
 from ..framework.context import ctx
 from ..framework.device import default_device
@@ -109,6 +110,7 @@ class ConcreteFunction:
         self.structured_outputs = structured_outputs
         self.name = name
         self._plan = None
+        self._plan_options = None
         self._plan_with_intermediates = None
         self._gradient = None
         # a single tensor returned: the call can skip packing the output structure
@@ -153,6 +155,8 @@ class ConcreteFunction:
             return nest.pack_sequence_as(self.structured_outputs,
                                          _fill_none(self.structured_outputs, self._inline(ctx.graph, tensors)))
         graph = self.graph
+        if self._plan is not None and self._plan_options != config_optimizer.options_key():
+            self._plan = self._plan_with_intermediates = None  # optimizer options changed: recompile
         if not ctx.tapes and self._plan is not None and self._single_output:  # the fast path: run the plan
             device = ctx.device or default_device()
             values = self._plan([t.numpy() if isinstance(t, EagerTensor) else np.asarray(t) for t in tensors])
@@ -175,6 +179,7 @@ class ConcreteFunction:
         else:
             if self._plan is None:
                 self._plan = compile_plan(graph.outputs, graph.stateful_ops, graph.inputs)
+                self._plan_options = config_optimizer.options_key()
             values = self._plan(arrays)
         device = ctx.device or default_device()
         outputs = [EagerTensor(device.put(v) if device.backend != "numpy" else v, device) for v in values]

@@ -75,6 +75,11 @@ def gradients(ys, xs, grad_ys=None, name="gradients", gate_gradients=False, aggr
                 in_grads = call_gradient(op, op.op_def.grad, out_grads)
             for t, g in zip(op.inputs, in_grads):
                 if g is not None and _flows_into(t) and t._id not in stops:
+                    if isinstance(g, SymbolicTensor) and t.dtype is not dtypes.resource:
+                        try:
+                            g.set_shape(t.shape)  # a gradient has its input's shape (TF does the same)
+                        except ValueError:
+                            pass
                     pending.setdefault(t._id, []).append(g)
 
         results = []

@@ -112,6 +112,11 @@ class EagerTensor(Tensor):
     def graph(self):
         raise AttributeError("Tensor.graph is undefined when eager execution is enabled.")
 
+    def set_shape(self, shape):
+        """Eager tensors have a known shape: this only checks compatibility, as TF does."""
+        if not self.shape.is_compatible_with(shape):
+            raise ValueError(f"Tensor's shape {self.shape} is not compatible with supplied shape {TensorShape(shape)}.")
+
     # --- values -------------------------------------------------------------------
     def numpy(self):
         """The value as NumPy (a NumPy scalar for rank-0 tensors, like TF). May share memory."""
@@ -236,7 +241,7 @@ def _numpy_value(value, dtype):
     if arr.dtype.kind == "O":
         raise ValueError(f"Attempt to convert a value ({value!r}) with an unsupported type "
                          f"({type(value).__name__}) to a Tensor.")
-    if (arr.dtype.kind == "f" and not dtype.is_floating) or (arr.dtype.kind in "iuf" and dtype.is_bool):
+    if arr.size and ((arr.dtype.kind == "f" and not dtype.is_floating) or (arr.dtype.kind in "iuf" and dtype.is_bool)):
         raise TypeError(f"Cannot convert {value!r} to EagerTensor of dtype {dtype.name}")
     if arr.dtype.kind in "iub" and dtype.is_integer and arr.size:
         info = np.iinfo(dtype._np)
