@@ -1,0 +1,27 @@
+"""``tf.data``: input pipelines.
+
+A pipeline is a graph of dataset objects, built lazily and pulled by an iterator::
+
+    ds = (tf.data.Dataset.from_tensor_slices((x, y))   # a source: one element per row
+          .shuffle(1000, seed=0)                        # transformations: each wraps the previous dataset
+          .map(preprocess, num_parallel_calls=tf.data.AUTOTUNE)
+          .batch(32)
+          .prefetch(tf.data.AUTOTUNE))                  # a background thread produces batches ahead
+    for xb, yb in ds:                                   # iter(ds): a fresh pass; next(): pull one batch
+        train_step(xb, yb)
+
+Read in this order: ``dataset_ops.py`` (the model and the public methods),
+``structure.py`` (how elements are described and stored), ``sources.py``,
+``functions.py`` (``map`` traces its function once), ``transforms.py``,
+``prefetch.py`` (the thread), ``iterator_ops.py``, and ``graph_ops.py``
+(datasets inside ``tf.function``: ``reduce``, AutoGraph's ``for`` loops,
+``iter``/``next`` in graphs).
+"""
+from . import experimental  # noqa: F401
+from .dataset_ops import AUTOTUNE, INFINITE_CARDINALITY, UNKNOWN_CARDINALITY, Dataset  # noqa: F401
+from .iterator_ops import NumpyIterator, OwnedIterator  # noqa: F401
+from . import graph_ops as _graph_ops  # noqa: F401  (registers ReduceDataset, AnonymousIteratorV3, IteratorGetNext)
+
+Iterator = OwnedIterator
+
+__all__ = ["Dataset", "AUTOTUNE", "INFINITE_CARDINALITY", "UNKNOWN_CARDINALITY", "experimental", "Iterator"]

@@ -1,0 +1,310 @@
+"""``tf.data.Dataset``: an input pipeline as a graph of lazy transformations.
+
+The model
+---------
+A ``Dataset`` is a *description* of a sequence of elements, not the elements.
+``Dataset.range(10).map(f).batch(4)`` builds three small objects, each holding
+its input dataset and its parameters: a chain (in general a DAG, with ``zip``
+and ``concatenate``) of transformations. Nothing is computed when it is built,
+except what TF also does at that point: user functions are traced
+(``functions.py``) and static metadata is derived (``element_spec``,
+``cardinality()``).
+
+Elements are produced by an **iterator**, which is *pulled*: ``iter(ds)`` asks
+the last dataset for an iterator; that iterator asks its input dataset for an
+iterator, and so on down to the sources. Each ``next()`` on the outermost
+iterator pulls exactly as many elements from its input as it needs (``batch(4)``
+pulls four, ``filter`` pulls until one passes, ``shuffle`` keeps a buffer
+topped up). Every ``iter(ds)`` is a fresh pass (an *epoch*) over the data:
+sources restart, ``shuffle`` draws a new order, ``cache`` replays what the
+first complete pass stored.
+
+Inside the engine an iterator yields *components* (a flat tuple of host NumPy
+values, see ``structure.py``); only the outermost, public iterator wraps them
+as eager tensors. ``prefetch`` runs its input iterator in a background thread
+so producing the next elements overlaps with consuming the current one.
+
+In a ``tf.function`` the dataset is not iterated at trace time: see
+``graph_ops.py`` for ``reduce``, the ``for`` loop protocol AutoGraph uses, and
+``iter``/``next`` inside a graph.
+
+Deliberate differences from TF: ``num_parallel_calls`` is accepted and
+validated but ``map`` runs sequentially (``prefetch`` is the one real source of
+parallelism); ``cache(filename)`` supports only the in-memory cache; datasets
+must be built from host values (eager tensors, NumPy, Python data), not from
+tensors traced inside a ``tf.function``.
+"""
+from ..framework import dtypes
+from ..framework.errors import InvalidArgumentError
+from . import structure
+
+__all__ = ["Dataset", "AUTOTUNE", "INFINITE_CARDINALITY", "UNKNOWN_CARDINALITY"]
+
+AUTOTUNE = -1
+"""``tf.data.AUTOTUNE``: let the runtime pick a parallelism or buffer size."""
+INFINITE_CARDINALITY = -1
+"""``cardinality()`` of a dataset that never ends (``repeat()``)."""
+UNKNOWN_CARDINALITY = -2
+"""``cardinality()`` when the length cannot be known without iterating (``filter``)."""
+
+
+class Dataset:
+    """A sequence of elements, described lazily. Subclasses implement three things:
+
+    * ``element_spec`` (set in ``__init__`` as ``self._element_spec``),
+    * ``_cardinality()``: a Python int, or ``INFINITE_CARDINALITY`` / ``UNKNOWN_CARDINALITY``,
+    * ``_make_iterator()``: a fresh internal iterator whose ``__next__`` returns a
+      tuple of components and raises ``StopIteration`` at the end.
+
+    ``_inputs()`` lists the datasets a transformation reads (the edges of the
+    pipeline graph); :meth:`_pipeline` prints the graph.
+    """
+
+    _element_spec = None
+
+    # ------------------------------------------------------------------------------------------
+    # Sources
+    # ------------------------------------------------------------------------------------------
+    @staticmethod
+    def from_tensor_slices(tensors, name=None):
+        """One element per row: slices every leaf of ``tensors`` along its first dimension.
+
+        ``from_tensor_slices((x, y))`` yields ``(x[i], y[i])``; every leaf must have
+        the same first dimension. Lists are tensors, tuples and dicts are structure.
+        """
+        from .sources import _TensorSliceDataset
+        return _TensorSliceDataset(tensors)
+
+    @staticmethod
+    def from_tensors(tensors, name=None):
+        """A dataset of exactly one element: ``tensors`` itself."""
+        from .sources import _TensorDataset
+        return _TensorDataset(tensors)
+
+    @staticmethod
+    def range(*args, output_type=dtypes.int64, name=None):
+        """``range(stop)``, ``range(start, stop[, step])`` as int64 scalars (like Python's ``range``)."""
+        from .sources import _RangeDataset
+        return _RangeDataset(*args, output_type=output_type)
+
+    @staticmethod
+    def zip(*args, datasets=None, name=None):
+        """Combine datasets element-wise: ``zip((a, b))`` or ``zip(a, b)`` yields ``(a_i, b_i)``.
+
+        Any nest of datasets (tuples, dicts) is allowed; the result stops with the
+        shortest input.
+        """
+        from .transforms import _ZipDataset
+        if datasets is None:
+            if not args:
+                raise TypeError("Must pass at least one dataset to `zip`.")
+            datasets = args[0] if len(args) == 1 else tuple(args)
+        elif args:
+            raise TypeError("Both `*args` and `datasets` cannot be set.")
+        return _ZipDataset(datasets)
+
+    # ------------------------------------------------------------------------------------------
+    # Transformations
+    # ------------------------------------------------------------------------------------------
+    def map(self, map_func, num_parallel_calls=None, deterministic=None, name=None):
+        """Apply ``map_func`` to every element; it is traced once (see ``functions.py``).
+
+        A tuple element is unpacked into positional arguments. ``num_parallel_calls``
+        (an int or ``tf.data.AUTOTUNE``) and ``deterministic`` are accepted; the engine
+        maps sequentially, so the order is always deterministic.
+        """
+        from .transforms import _MapDataset
+        _check_parallelism(num_parallel_calls)
+        return _MapDataset(self, map_func)
+
+    def filter(self, predicate, name=None):
+        """Keep the elements for which ``predicate`` (traced once) returns a scalar ``tf.bool`` True."""
+        from .transforms import _FilterDataset
+        return _FilterDataset(self, predicate)
+
+    def batch(self, batch_size, drop_remainder=False, num_parallel_calls=None, deterministic=None, name=None):
+        """Stack ``batch_size`` consecutive elements into one; the last batch may be smaller.
+
+        With ``drop_remainder=True`` the short last batch is dropped, so the batch
+        dimension is static (``element_spec`` shows it instead of ``None``).
+        """
+        from .transforms import _BatchDataset
+        _check_parallelism(num_parallel_calls, "ParallelBatchDataset")
+        return _BatchDataset(self, batch_size, drop_remainder)
+
+    def unbatch(self, name=None):
+        """The inverse of ``batch``: split every element along its first dimension."""
+        from .transforms import _UnbatchDataset
+        return _UnbatchDataset(self)
+
+    def shuffle(self, buffer_size, seed=None, reshuffle_each_iteration=True, name=None):
+        """Randomly shuffle with a buffer of ``buffer_size`` elements (see ``_ShuffleDataset``).
+
+        A buffer at least as large as the dataset gives a uniform permutation;
+        ``buffer_size=1`` changes nothing. With ``reshuffle_each_iteration`` every
+        epoch (every ``iter``) gets a new order. Seeds follow ``tf.random``'s rules.
+        """
+        from .transforms import _ShuffleDataset
+        return _ShuffleDataset(self, buffer_size, seed, reshuffle_each_iteration)
+
+    def repeat(self, count=None):
+        """Repeat the dataset ``count`` times (``None`` or ``-1``: forever)."""
+        from .transforms import _RepeatDataset
+        return _RepeatDataset(self, count)
+
+    def take(self, count, name=None):
+        """At most the first ``count`` elements (``-1``: all)."""
+        from .transforms import _TakeDataset
+        return _TakeDataset(self, count)
+
+    def skip(self, count, name=None):
+        """All but the first ``count`` elements (``-1``: skip everything)."""
+        from .transforms import _SkipDataset
+        return _SkipDataset(self, count)
+
+    def prefetch(self, buffer_size, name=None):
+        """Produce up to ``buffer_size`` elements ahead, in a background thread (see ``prefetch.py``)."""
+        from .prefetch import _PrefetchDataset
+        return _PrefetchDataset(self, buffer_size)
+
+    def cache(self, filename="", name=None):
+        """Remember the elements of the first complete pass; later passes replay them from memory."""
+        from .transforms import CacheDataset
+        return CacheDataset(self, filename)
+
+    def enumerate(self, start=0, name=None):
+        """Pair every element with its int64 index: ``(start, e0), (start + 1, e1), ...``.
+
+        Implemented as TF does: ``zip((range(start, max_int64), self))``.
+        """
+        import numpy as np
+        from .sources import _RangeDataset
+        from .transforms import _ZipDataset
+        return _ZipDataset((_RangeDataset(start, np.iinfo(np.int64).max), self))
+
+    def concatenate(self, dataset, name=None):
+        """The elements of this dataset followed by those of ``dataset`` (same structure and dtypes)."""
+        from .transforms import _ConcatenateDataset
+        return _ConcatenateDataset(self, dataset)
+
+    def apply(self, transformation_func):
+        """``transformation_func(self)``: for reusable pipeline pieces."""
+        result = transformation_func(self)
+        if not isinstance(result, Dataset):
+            raise TypeError("`transformation_func` must return a `tf.data.Dataset` object.")
+        return result
+
+    def reduce(self, initial_state, reduce_func, name=None):
+        """Fold the dataset into one value: ``state = reduce_func(state, element)`` per element.
+
+        ``reduce_func`` is traced once (again if the state's shapes change, which
+        relaxes them to ``None``) and runs as the ``ReduceDataset`` op, eagerly or
+        inside a ``tf.function`` (see ``graph_ops.py``).
+        """
+        from .graph_ops import reduce_dataset
+        return reduce_dataset(self, initial_state, reduce_func)
+
+    # ------------------------------------------------------------------------------------------
+    # Consumption
+    # ------------------------------------------------------------------------------------------
+    def __iter__(self):
+        """A fresh pass over the data. Eagerly: an iterator of eager tensors.
+
+        While a ``tf.function`` is traced, this returns a graph iterator instead
+        (``graph_ops.GraphIterator``): its ``next()`` adds an ``IteratorGetNext``
+        node that reads the element when the function *runs*.
+        """
+        from ..framework.context import ctx
+        if ctx.graph is not None:
+            from .graph_ops import GraphIterator
+            return GraphIterator(self)
+        from .iterator_ops import OwnedIterator
+        return OwnedIterator(self)
+
+    def as_numpy_iterator(self):
+        """Iterate with NumPy values instead of tensors (a nest of arrays / NumPy scalars)."""
+        from ..framework.context import executing_eagerly
+        if not executing_eagerly():
+            raise RuntimeError("`tf.data.Dataset.as_numpy_iterator()` is only supported in eager mode.")
+        from .iterator_ops import NumpyIterator
+        return NumpyIterator(self)
+
+    @property
+    def element_spec(self):
+        """The type of one element: a nest of ``tf.TensorSpec`` (``None`` for unknown dims)."""
+        return self._element_spec
+
+    def cardinality(self):
+        """The number of elements as an int64 scalar tensor, or ``INFINITE_CARDINALITY`` (-1) /
+        ``UNKNOWN_CARDINALITY`` (-2)."""
+        from ..framework.tensor import constant
+        return constant(self._cardinality(), dtypes.int64)
+
+    def __len__(self):
+        """The number of elements, when it is known and finite (TF's rules and messages)."""
+        n = self._cardinality()
+        if n == INFINITE_CARDINALITY:
+            raise TypeError("The dataset is infinite.")
+        if n == UNKNOWN_CARDINALITY:
+            raise TypeError("The dataset length is unknown.")
+        return n
+
+    def __bool__(self):
+        return True   # a dataset is truthy even when empty (``__len__`` exists only for convenience), as in TF
+
+    __nonzero__ = __bool__
+
+    def __repr__(self):
+        return f"<{type(self).__name__} element_spec={self.element_spec!r}>"
+
+    # ------------------------------------------------------------------------------------------
+    # What subclasses provide
+    # ------------------------------------------------------------------------------------------
+    def _inputs(self):
+        return []
+
+    def _cardinality(self):
+        raise NotImplementedError
+
+    def _make_iterator(self):
+        raise NotImplementedError
+
+    def _flat_specs(self):
+        return structure.flat_specs(self._element_spec)
+
+    def _describe(self):
+        """One line about this node of the pipeline (its parameters)."""
+        return type(self).__name__.lstrip("_")
+
+    def _pipeline(self):
+        """The pipeline graph as text, last transformation first (a teaching aid)::
+
+            >>> print(Dataset.range(8).map(f).batch(4)._pipeline())
+            BatchDataset(batch_size=4, drop_remainder=False)
+              MapDataset(f)
+                RangeDataset(0, 8, 1)
+        """
+        lines = []
+
+        def walk(ds, depth):
+            lines.append("  " * depth + ds._describe())
+            for d in ds._inputs():
+                walk(d, depth + 1)
+        walk(self, 0)
+        return "\n".join(lines)
+
+    # ------------------------------------------------------------------------------------------
+    # AutoGraph
+    # ------------------------------------------------------------------------------------------
+    def _autograph_for_stmt(self, extra_test, body, get_state, set_state, symbol_names=(), opts=None):
+        """The ``for x in dataset:`` protocol for AutoGraph (see ``graph_ops.dataset_for_stmt``)."""
+        from .graph_ops import dataset_for_stmt
+        return dataset_for_stmt(self, extra_test, body, get_state, set_state, symbol_names, opts)
+
+
+def _check_parallelism(num_parallel_calls, op="ParallelMapDatasetV2"):
+    if num_parallel_calls is None:
+        return
+    value = structure.as_int64(num_parallel_calls, "num_parallel_calls")
+    if value <= 0 and value != AUTOTUNE:
+        raise InvalidArgumentError(None, None, f"num_parallel_calls must be greater than zero. [Op:{op}]")

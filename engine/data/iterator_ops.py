@@ -1,0 +1,80 @@
+"""The public iterators: what ``iter(dataset)`` and ``as_numpy_iterator()`` return.
+
+They wrap the internal iterator chain (``dataset._make_iterator()``), which
+yields flat tuples of host components, and turn each into what the user
+sees: eager tensors on the host CPU packed as ``element_spec``
+(:class:`OwnedIterator`), or NumPy values (:class:`NumpyIterator`).
+``for x, y in dataset:`` is exactly ``it = iter(dataset)`` then ``next(it)``
+until ``StopIteration``; Keras' ``fit`` consumes datasets the same way.
+"""
+from . import structure
+
+__all__ = ["OwnedIterator", "NumpyIterator"]
+
+
+class OwnedIterator:
+    """``iter(dataset)`` in eager mode: one pass over the data, elements as eager tensors."""
+
+    def __init__(self, dataset):
+        self._dataset = dataset
+        self._element_spec = dataset.element_spec
+        self._iterator = dataset._make_iterator()
+
+    @property
+    def element_spec(self):
+        return self._element_spec
+
+    def __iter__(self):
+        return self
+
+    def __next__(self):
+        return structure.to_tensors(self._element_spec, next(self._iterator))
+
+    def next(self):
+        return self.__next__()
+
+    def get_next(self):
+        """Like ``next(it)``, but the end of the data raises ``tf.errors.OutOfRangeError`` (TF's API)."""
+        from ..framework.errors import OutOfRangeError
+        try:
+            return self.__next__()
+        except StopIteration:
+            raise OutOfRangeError(None, None, "End of sequence [Op:IteratorGetNext]") from None
+
+    def close(self):
+        """Release the pipeline now (stops prefetch threads); done anyway when the iterator is collected."""
+        _close(self._iterator)
+        self._iterator = iter(())
+
+    def __repr__(self):
+        return f"<OwnedIterator element_spec={self._element_spec!r}>"
+
+
+class NumpyIterator:
+    """``as_numpy_iterator()``: elements as NumPy arrays / NumPy scalars (strings as bytes)."""
+
+    def __init__(self, dataset):
+        self._element_spec = dataset.element_spec
+        self._iterator = dataset._make_iterator()
+
+    def __iter__(self):
+        return self
+
+    def __next__(self):
+        return structure.to_numpy(self._element_spec, next(self._iterator))
+
+    next = __next__
+
+    def close(self):
+        _close(self._iterator)
+        self._iterator = iter(())
+
+    def __repr__(self):
+        return f"NumpyIterator(iterator={self._iterator!r})"
+
+
+def _close(iterator):
+    """Close a pipeline: a prefetch iterator on top stops its thread; dropping the chain lets the rest go."""
+    close = getattr(iterator, "close", None)
+    if close is not None:
+        close()
