@@ -320,12 +320,25 @@ def convert_to_tensor(value, dtype=None, dtype_hint=None, name=None):
     for _, base_type, fn in _conversion_functions:
         if isinstance(value, base_type):
             return fn(value, dtype, name)
+    if isinstance(value, (list, tuple)) and _contains_tensor(value):
+        # TF's auto-packing: [x, 1.0] with a tensor inside becomes stack([x, 1.0])
+        from ..ops import array_ops
+        return array_ops.stack([convert_to_tensor(v, dtype=dtype, dtype_hint=dtype_hint) for v in value])
     if dtype is None and dtype_hint is not None:
         try:
             return constant(value, dtype_hint)
         except (TypeError, ValueError):
             pass
     return constant(value, dtype)
+
+
+def _contains_tensor(value):
+    for v in value:
+        if isinstance(v, Tensor) or hasattr(v, "__tf_tensor__"):
+            return True
+        if isinstance(v, (list, tuple)) and _contains_tensor(v):
+            return True
+    return False
 
 
 def scalar_like(value, tensor):
