@@ -38,7 +38,10 @@ def execute(op, inputs, attrs=_NO_ATTRS, name=None):
         if c.tapes and isinstance(result, (list, SymbolicTensor)):  # tapes inside a traced function
             record(op, inputs, attrs, result if isinstance(result, list) else (result,))
         return result
-    device = c.device or (inputs[0]._device if inputs else default_device())
+    try:
+        device = c.device or (inputs[0]._device if inputs else default_device())
+    except AttributeError:
+        raise _symbolic_input_error(op, inputs) from None
     try:
         if device.backend is NUMPY:
             kernel = op.cpu_kernel or op.kernel(NUMPY)
@@ -50,6 +53,8 @@ def execute(op, inputs, attrs=_NO_ATTRS, name=None):
                 result = kernel(*[t._value if t._device is device else device.put(t._value) for t in inputs],
                                 **attrs)
     except Exception as exc:  # translate kernel failures into TF's errors
+        if any(not isinstance(t, EagerTensor) for t in inputs):
+            raise _symbolic_input_error(op, inputs) from None
         raise explain_failure(op, inputs, attrs, exc) from None
 
     if op.num_outputs == 1:
@@ -61,6 +66,13 @@ def execute(op, inputs, attrs=_NO_ATTRS, name=None):
     if c.tapes:
         record(op, inputs, attrs, outs)
     return outs
+
+
+def _symbolic_input_error(op, inputs):
+    names = ", ".join(repr(getattr(t, "name", t)) for t in inputs if not isinstance(t, EagerTensor))
+    return TypeError(f"{op.name} was called eagerly on symbolic tensor(s) {names}: they belong to a tf.Graph "
+                     f"and have no value here. Build the op inside that graph (`with graph.as_default():`) and "
+                     f"run it with a Session, or use eager tensors.")
 
 
 def record(op, inputs, attrs, outputs):

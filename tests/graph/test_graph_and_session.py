@@ -294,3 +294,13 @@ def test_eager_variable_used_in_a_graph_reads_its_current_value():
     v.assign(5.0)
     assert sess.run(y) == 10.0
     sess.close()
+
+
+def test_symbolic_tensors_used_eagerly_get_a_clear_error():
+    g = tf.Graph()
+    with g.as_default():
+        p = v1.placeholder(tf.float32, [2])
+    with pytest.raises(TypeError, match="called eagerly on symbolic tensor"):
+        tf.exp(p)
+    with pytest.raises(TypeError, match="belong to a tf.Graph"):
+        tf.constant(1.0) + p
