@@ -55,3 +55,5 @@ from . import autograph, compat, config, data, dtypes, errors, linalg, math, nes
 
 newaxis = None
 """``x[:, tf.newaxis]`` inserts a dimension, as with NumPy."""
+
+from . import keras  # noqa: F401,E402  (tf.keras)

@@ -1,0 +1,105 @@
+"""Keras' small shared state: the float type, unique names, the call context.
+
+Three things every Keras object needs and none owns:
+
+* ``floatx()`` (``"float32"``) and ``epsilon()`` (``1e-7``): the default dtype of
+  weights and the fuzz factor that keeps ``log`` and divisions finite.
+* **Unique names.** ``Dense()`` is called ``dense``, the next one ``dense_1``,
+  then ``dense_2``: one counter per prefix, as Keras does
+  (:func:`unique_object_name`). ``clear_session()`` resets the counters.
+* **The call context.** ``model(x, training=True)`` must reach every ``Dropout``
+  and ``BatchNormalization`` inside, even through layers whose ``call`` does not
+  pass ``training`` on. The outermost call records the value on a per-thread
+  stack (:class:`call_context`); an inner layer called without ``training``
+  reads it from there.
+"""
+import collections
+import contextlib
+import re
+import threading
+
+from ..framework.context import ctx
+
+__all__ = ["floatx", "epsilon", "clear_session", "unique_object_name", "to_snake_case"]
+
+_FLOATX = "float32"
+_EPSILON = 1e-7
+_name_counters = collections.defaultdict(int)
+_local = threading.local()
+
+
+def floatx():
+    """The default float dtype name of weights and computations: ``"float32"``."""
+    return _FLOATX
+
+
+def epsilon():
+    """The fuzz factor used by losses and optimizers: ``1e-7``."""
+    return _EPSILON
+
+
+def to_snake_case(name):
+    """``"BatchNormalization"`` -> ``"batch_normalization"``, ``"Conv2D"`` -> ``"conv2d"``."""
+    s = re.sub(r"(.)([A-Z][a-z]+)", r"\1_\2", name)
+    return re.sub(r"([a-z])([A-Z])", r"\1_\2", s).lower()
+
+
+def unique_object_name(prefix):
+    """``prefix`` the first time, then ``prefix_1``, ``prefix_2`` ... (Keras' auto-naming)."""
+    count = _name_counters[prefix]
+    _name_counters[prefix] += 1
+    return prefix if count == 0 else f"{prefix}_{count}"
+
+
+def clear_session():
+    """``tf.keras.backend.clear_session()``: restart the auto-naming counters (``dense``, ``dense_1``...)."""
+    _name_counters.clear()
+
+
+# --------------------------------------------------------------------------------------
+# The call context: what ``training`` is for layers called inside an outer call
+# --------------------------------------------------------------------------------------
+def _stack():
+    stack = getattr(_local, "training", None)
+    if stack is None:
+        stack = _local.training = []
+    return stack
+
+
+def current_training():
+    """The ``training`` value set by an enclosing layer call, or None at the outermost call."""
+    stack = _stack()
+    return stack[-1] if stack else None
+
+
+@contextlib.contextmanager
+def call_context(training):
+    """Inside this block, layers called without ``training`` use this value."""
+    stack = _stack()
+    stack.append(training)
+    try:
+        yield
+    finally:
+        stack.pop()
+
+
+# --------------------------------------------------------------------------------------
+# tf.distribute hooks (implemented by the distribution layer; neutral without a strategy)
+# --------------------------------------------------------------------------------------
+def current_strategy():
+    """The strategy whose ``scope()`` is active (``engine.framework.context.ctx.strategy_stack``), or None."""
+    return ctx.strategy_stack[-1] if ctx.strategy_stack else None
+
+
+def num_replicas_in_sync():
+    """How many replicas share one global batch: 1 without a strategy.
+
+    Inside ``strategy.run`` the replica context knows; in a strategy's scope the
+    strategy does. Losses divide by it (``scale_loss_for_distribution``) so that
+    summing the replicas' losses gives the mean over the global batch.
+    """
+    replica = ctx.replica_context
+    if replica is not None:
+        return int(getattr(replica, "num_replicas_in_sync", 1))
+    strategy = current_strategy()
+    return int(getattr(strategy, "num_replicas_in_sync", 1)) if strategy is not None else 1

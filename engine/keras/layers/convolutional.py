@@ -1,0 +1,83 @@
+"""``Conv2D``: a 2-D convolution over NHWC images (``channels_last``), with a bias and an activation.
+
+The kernel has shape ``kernel_size + (in_channels, filters)`` (TF's HWIO);
+``padding="valid"`` keeps only full windows, ``"same"`` pads so that
+``output = ceil(input / stride)``. The work is ``tf.nn.conv2d`` (im2col plus a
+matrix multiply, see ``engine/ops/nn_ops.py``).
+"""
+from ...ops import nn_ops
+from .. import activations, initializers
+from .layer import Layer
+
+__all__ = ["Conv2D"]
+
+
+def _pair(value, name):
+    if isinstance(value, int):
+        return (value, value)
+    value = tuple(value)
+    if len(value) != 2 or not all(isinstance(v, int) for v in value):
+        raise ValueError(f"The `{name}` argument must be a tuple of 2 integers. Received: {name}={value}")
+    return value
+
+
+def _padding(padding):
+    padding = padding.lower()
+    if padding not in ("valid", "same"):
+        raise ValueError(f"The `padding` argument must be one of 'valid', 'same'. Received: padding={padding}")
+    return padding
+
+
+def _data_format(data_format, layer):
+    if data_format not in (None, "channels_last"):
+        raise NotImplementedError(f"{layer}: only data_format='channels_last' (NHWC) is implemented in the "
+                                  f"engine, as TF's CPU kernels.")
+    return "channels_last"
+
+
+class Conv2D(Layer):
+    """2-D convolution layer: ``activation(conv2d(inputs, kernel) + bias)``."""
+
+    def __init__(self, filters, kernel_size, strides=(1, 1), padding="valid", data_format=None,
+                 dilation_rate=(1, 1), groups=1, activation=None, use_bias=True,
+                 kernel_initializer="glorot_uniform", bias_initializer="zeros", kernel_regularizer=None,
+                 bias_regularizer=None, kernel_constraint=None, bias_constraint=None, **kwargs):
+        super().__init__(**kwargs)
+        if groups != 1:
+            raise NotImplementedError("Conv2D: grouped convolution (groups > 1) is not implemented in the engine.")
+        self.filters = filters
+        self.kernel_size = _pair(kernel_size, "kernel_size")
+        self.strides = _pair(strides, "strides")
+        self.padding = _padding(padding)
+        self.data_format = _data_format(data_format, "Conv2D")
+        self.dilation_rate = _pair(dilation_rate, "dilation_rate")
+        self.activation = activations.get(activation)
+        self.use_bias = use_bias
+        self.kernel_initializer = initializers.get(kernel_initializer)
+        self.bias_initializer = initializers.get(bias_initializer)
+        self.kernel_constraint = kernel_constraint
+        self.bias_constraint = bias_constraint
+
+    def build(self, input_shape):
+        channels = input_shape[-1]
+        if channels is None:
+            raise ValueError(f"Layer '{self.name}': the channel dimension of the inputs should be defined. "
+                             f"Found None. Full input shape received: {input_shape}")
+        self.kernel = self.add_weight(name="kernel", shape=self.kernel_size + (channels, self.filters),
+                                      initializer=self.kernel_initializer, constraint=self.kernel_constraint)
+        if self.use_bias:
+            self.bias = self.add_weight(name="bias", shape=(self.filters,), initializer=self.bias_initializer,
+                                        constraint=self.bias_constraint)
+        else:
+            self.bias = None
+
+    def call(self, inputs):
+        x = nn_ops.conv2d(inputs, self.kernel, strides=list(self.strides), padding=self.padding.upper(),
+                          dilations=list(self.dilation_rate))
+        if self.bias is not None:
+            x = nn_ops.bias_add(x, self.bias)
+        return self.activation(x)
+
+    def get_config(self):
+        return dict(super().get_config(), filters=self.filters, kernel_size=self.kernel_size,
+                    strides=self.strides, padding=self.padding)

@@ -1,0 +1,88 @@
+"""``Dense`` and ``Embedding``: the layers that own a weight matrix.
+
+``Dense(units)``: ``activation(inputs @ kernel + bias)``, with ``kernel`` of
+shape ``(input_dim, units)`` (created in ``build`` from the input's last
+dimension) and ``bias`` of shape ``(units,)``. Inputs of rank > 2 are multiplied
+along their last axis (``tensordot``), as Keras does.
+
+``Embedding(input_dim, output_dim)``: a lookup table; integer ids pick rows of
+``embeddings`` (``tf.gather``), so only the rows used receive gradient.
+"""
+from ...ops import array_ops, linalg_ops, math_ops, nn_ops
+from ...framework import dtypes
+from .. import activations, initializers
+from .layer import Layer
+
+__all__ = ["Dense", "Embedding"]
+
+
+class Dense(Layer):
+    """A densely connected layer: ``activation(dot(inputs, kernel) + bias)``."""
+
+    def __init__(self, units, activation=None, use_bias=True, kernel_initializer="glorot_uniform",
+                 bias_initializer="zeros", kernel_regularizer=None, bias_regularizer=None,
+                 kernel_constraint=None, bias_constraint=None, **kwargs):
+        super().__init__(**kwargs)
+        if not isinstance(units, int) or units <= 0:
+            raise ValueError(f"Received an invalid value for `units`, expected a positive integer. "
+                             f"Received: units={units}")
+        self.units = units
+        self.activation = activations.get(activation)
+        self.use_bias = use_bias
+        self.kernel_initializer = initializers.get(kernel_initializer)
+        self.bias_initializer = initializers.get(bias_initializer)
+        self.kernel_constraint = kernel_constraint
+        self.bias_constraint = bias_constraint
+
+    def build(self, input_shape):
+        input_dim = input_shape[-1]
+        if input_dim is None:
+            raise ValueError(f"Layer '{self.name}': the last dimension of the inputs to a Dense layer should be "
+                             f"defined. Found None. Full input shape received: {input_shape}")
+        self.kernel = self.add_weight(name="kernel", shape=(input_dim, self.units),
+                                      initializer=self.kernel_initializer, constraint=self.kernel_constraint)
+        if self.use_bias:
+            self.bias = self.add_weight(name="bias", shape=(self.units,), initializer=self.bias_initializer,
+                                        constraint=self.bias_constraint)
+        else:
+            self.bias = None
+
+    def call(self, inputs):
+        if inputs.shape.rank == 2:
+            x = linalg_ops.matmul(inputs, self.kernel)
+        else:
+            x = linalg_ops.tensordot(inputs, self.kernel, [[inputs.shape.rank - 1], [0]])
+        if self.bias is not None:
+            x = nn_ops.bias_add(x, self.bias)
+        return self.activation(x)
+
+    def get_config(self):
+        return dict(super().get_config(), units=self.units, activation=activations.serialize(self.activation),
+                    use_bias=self.use_bias)
+
+
+class Embedding(Layer):
+    """Maps integer ids in ``[0, input_dim)`` to dense vectors of size ``output_dim``."""
+
+    def __init__(self, input_dim, output_dim, embeddings_initializer="uniform", embeddings_regularizer=None,
+                 embeddings_constraint=None, mask_zero=False, **kwargs):
+        kwargs.pop("input_length", None)  # Keras 2 argument, ignored by Keras 3 too
+        super().__init__(**kwargs)
+        self.input_dim = input_dim
+        self.output_dim = output_dim
+        self.embeddings_initializer = initializers.get(embeddings_initializer)
+        self.embeddings_constraint = embeddings_constraint
+        self.mask_zero = mask_zero
+
+    def build(self, input_shape=None):
+        self.embeddings = self.add_weight(shape=(self.input_dim, self.output_dim),
+                                          initializer=self.embeddings_initializer, name="embeddings",
+                                          constraint=self.embeddings_constraint)
+
+    def call(self, inputs):
+        if inputs.dtype not in (dtypes.int32, dtypes.int64):
+            inputs = math_ops.cast(inputs, dtypes.int32)
+        return array_ops.gather(self.embeddings, inputs)
+
+    def get_config(self):
+        return dict(super().get_config(), input_dim=self.input_dim, output_dim=self.output_dim)

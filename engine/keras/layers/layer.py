@@ -1,0 +1,358 @@
+"""``tf.keras.layers.Layer``: the base class of every layer and model.
+
+A layer is a ``tf.Module`` with four extra habits:
+
+* **Deferred building.** Weights depend on the input shape, which is known only
+  at the first call. ``layer(x)`` calls ``build(input_shape)`` once (creating the
+  weights with :meth:`Layer.add_weight`), then ``call(x)``. ``built`` says whether
+  that happened.
+* **Ordered weight tracking.** ``tf.Module`` finds variables by walking
+  attributes sorted by name, which would put ``bias`` before ``kernel``. Keras
+  orders weights by creation instead: the layer's own trainable weights, its own
+  non-trainable weights, then each sub-layer's weights, in the order the
+  sub-layers were assigned as attributes (``__setattr__`` records them). The
+  properties ``weights``, ``trainable_weights``, ``trainable_variables``... all
+  follow that order, which is also the order of ``get_weights()``.
+* **The training flag.** ``layer(x, training=True)`` passes ``training`` to
+  ``call`` if its signature has it, and records it in the call context
+  (``backend.call_context``) so that layers called inside (a ``Dropout`` inside a
+  ``Sequential`` inside a ``Model``) receive it too. Priority: the explicit
+  argument, then the enclosing call's value, then ``call``'s own default.
+* **Input conversion.** NumPy arrays become tensors, and float inputs are cast
+  to the layer's dtype (``float32``): Keras' *autocast*. Integer inputs are kept
+  (an ``Embedding`` needs them).
+
+Called on a ``KerasTensor`` (the functional API), a layer computes nothing: it
+builds itself and returns KerasTensors describing its output (see
+``engine/keras/keras_tensor.py``).
+"""
+import functools
+import inspect
+import math
+
+import numpy as np
+
+from ...framework import dtypes
+from ...framework.name_scope import name_scope
+from ...framework.tensor import Tensor, convert_to_tensor
+from ...module import Module
+from ...ops import math_ops
+from ...util import nest
+from ...variables import Variable, VariableAggregation
+from .. import backend, initializers
+from ..metrics import Metric
+from ..keras_tensor import KerasTensor, Node, any_symbolic, compute_output_spec
+
+__all__ = ["Layer"]
+
+_AGGREGATIONS = {
+    None: VariableAggregation.NONE, "none": VariableAggregation.NONE, "sum": VariableAggregation.SUM,
+    "mean": VariableAggregation.MEAN, "only_first_replica": VariableAggregation.ONLY_FIRST_REPLICA,
+}
+
+
+def _is_variable(x):
+    return hasattr(x, "_is_variable")
+
+
+def _layers_in(value):
+    """The layers in an attribute value: a layer, or layers inside lists, tuples and dicts."""
+    if isinstance(value, Layer):
+        return [value]
+    if isinstance(value, (list, tuple)):
+        return [layer for v in value for layer in _layers_in(v)]
+    if isinstance(value, dict):
+        return [layer for v in value.values() for layer in _layers_in(v)]
+    return []
+
+
+def _shape_of(x):
+    """A Python tuple shape (``None`` for unknown dims), as ``build`` receives it."""
+    if isinstance(x, KerasTensor):
+        return x.shape
+    shape = x.shape
+    if hasattr(shape, "as_list"):
+        return tuple(shape.as_list()) if shape.rank is not None else None
+    return tuple(shape)
+
+
+class Layer(Module):
+    """Base class for layers: override ``build(input_shape)`` (create weights) and ``call(inputs)``.
+
+    Example::
+
+        class Scale(tf.keras.layers.Layer):
+            def build(self, input_shape):
+                self.w = self.add_weight(shape=(input_shape[-1],), initializer="ones", name="w")
+
+            def call(self, inputs):
+                return inputs * self.w
+    """
+
+    def __init_subclass__(cls, **kwargs):
+        """Wrap a subclass's ``build`` so that ``built`` is set however ``build`` is reached."""
+        super().__init_subclass__(**kwargs)
+        if "build" in cls.__dict__:
+            original = cls.__dict__["build"]
+
+            @functools.wraps(original)
+            def build(self, *args, **kw):
+                result = original(self, *args, **kw)
+                self.built = True
+                if self._build_input_shape is None:
+                    self._build_input_shape = args[0] if args else kw.get("input_shape")
+                return result
+            cls.build = build
+
+    def __init__(self, trainable=True, dtype=None, autocast=True, name=None, **kwargs):
+        input_shape = kwargs.pop("input_shape", None)
+        input_dim = kwargs.pop("input_dim", None)
+        batch_size = kwargs.pop("batch_size", None)
+        batch_input_shape = kwargs.pop("batch_input_shape", None)
+        kwargs.pop("activity_regularizer", None)
+        if kwargs:
+            raise ValueError(f"Unrecognized keyword arguments passed to {type(self).__name__}: {kwargs}")
+        object.__setattr__(self, "_layers", [])           # tracked sub-layers, in assignment order
+        object.__setattr__(self, "_own_trainable", [])    # weights created by this layer, in creation order
+        object.__setattr__(self, "_own_non_trainable", [])
+        object.__setattr__(self, "_metrics", [])           # Metric objects assigned as attributes
+        super().__init__(name=name or backend.unique_object_name(backend.to_snake_case(type(self).__name__)))
+        self.built = False
+        self._trainable = bool(trainable)
+        self._dtype = dtypes.as_dtype(dtype or backend.floatx())
+        self.autocast = autocast
+        self._inbound_nodes = []
+        self._build_input_shape = None
+        self._output_shape = None        # recorded at the first call, for summary()
+        if batch_input_shape is not None:
+            self._batch_input_shape = tuple(batch_input_shape)
+        elif input_shape is not None or input_dim is not None:
+            shape = tuple(input_shape) if input_shape is not None else (input_dim,)
+            self._batch_input_shape = (batch_size,) + shape
+        else:
+            self._batch_input_shape = None
+        parameters = inspect.signature(self.call).parameters
+        self._call_has_training_arg = "training" in parameters
+        default = parameters["training"].default if self._call_has_training_arg else None
+        self._default_training = None if default is inspect.Parameter.empty else default
+
+    # --- attribute tracking -------------------------------------------------------------
+    def __setattr__(self, name, value):
+        if isinstance(value, Metric) and "_metrics" in self.__dict__:
+            if not any(value is m for m in self._metrics):
+                self._metrics.append(value)
+        tracked = self.__dict__.get("_layers")
+        found = _layers_in(value)
+        if found or _is_variable(value):
+            if tracked is None:
+                raise RuntimeError(f"It looks like you are subclassing `{type(self).__name__}` and you forgot to "
+                                   f"call `super().__init__()`. Always start with this line.")
+            for layer in found:
+                if layer is not self and not any(layer is known for known in tracked):
+                    tracked.append(layer)
+            if _is_variable(value) and not any(value is w for w in self._own_trainable + self._own_non_trainable):
+                (self._own_trainable if value.trainable else self._own_non_trainable).append(value)
+        object.__setattr__(self, name, value)
+
+    # --- weights ------------------------------------------------------------------------
+    def add_weight(self, shape=None, initializer=None, dtype=None, trainable=True, autocast=True,
+                   regularizer=None, constraint=None, aggregation="none", overwrite_with_gradient=False, name=None):
+        """Create a weight (a ``tf.Variable``) of this layer and track it.
+
+        ``initializer`` is a name or an initializer (default: ``"glorot_uniform"``
+        for floats, ``"zeros"`` otherwise). The initial value is passed as a
+        callable, so a weight created while a ``tf.function`` is being traced is
+        created eagerly, once, outside the graph (TF's variable lifting).
+        """
+        dtype = dtypes.as_dtype(dtype or self._dtype)
+        if initializer is None:
+            initializer = "glorot_uniform" if dtype.is_floating else "zeros"
+        init = initializers.get(initializer)
+        shape = tuple(int(d) for d in (shape or ()))
+        if any(d is None for d in shape):
+            raise ValueError(f"Layer '{self.name}': cannot create weight '{name}' of unknown shape {shape}.")
+        variable = Variable(lambda: init(shape, dtype=dtype), trainable=trainable, dtype=dtype,
+                            name=f"{self.name}/{name or 'variable'}", constraint=constraint,
+                            aggregation=_AGGREGATIONS.get(aggregation, aggregation))
+        (self._own_trainable if trainable else self._own_non_trainable).append(variable)
+        return variable
+
+    @property
+    def weights(self):
+        """Own trainable, own non-trainable, then each sub-layer's weights (deduplicated)."""
+        return _dedup(self._own_trainable + self._own_non_trainable
+                      + [w for layer in self._layers for w in layer.weights])
+
+    @property
+    def trainable_weights(self):
+        if not self.trainable:
+            return []
+        return _dedup(self._own_trainable + [w for layer in self._layers for w in layer.trainable_weights])
+
+    @property
+    def non_trainable_weights(self):
+        if not self.trainable:
+            return self.weights
+        return _dedup(self._own_non_trainable + [w for layer in self._layers for w in layer.non_trainable_weights])
+
+    # ``tf.Module``'s names, with Keras' order (lists, as Keras returns).
+    variables = weights
+    trainable_variables = trainable_weights
+    non_trainable_variables = non_trainable_weights
+
+    @property
+    def trainable(self):
+        return self._trainable
+
+    @trainable.setter
+    def trainable(self, value):
+        """Freeze (``False``) or unfreeze this layer and every sub-layer."""
+        self._trainable = bool(value)
+        for layer in self._layers:
+            layer.trainable = value
+
+    @property
+    def dtype(self):
+        """The layer's variable and compute dtype name (``"float32"``)."""
+        return self._dtype.name
+
+    @property
+    def compute_dtype(self):
+        return self._dtype.name
+
+    @property
+    def variable_dtype(self):
+        return self._dtype.name
+
+    def get_weights(self):
+        """The weights' values as NumPy arrays, in ``weights`` order."""
+        return [np.array(w.numpy()) for w in self.weights]
+
+    def set_weights(self, weights):
+        """Assign NumPy arrays to the weights, in ``weights`` order (counts and shapes are checked)."""
+        layer_weights = self.weights
+        if len(layer_weights) != len(weights):
+            raise ValueError(f"You called `set_weights(weights)` on layer '{self.name}' with a weight list of "
+                             f"length {len(weights)}, but the layer was expecting {len(layer_weights)} weights.")
+        for variable, value in zip(layer_weights, weights):
+            value = np.asarray(value)
+            if tuple(variable.shape.as_list()) != value.shape:
+                raise ValueError(f"Layer {self.name} weight shape {tuple(variable.shape.as_list())} is not "
+                                 f"compatible with provided weight shape {value.shape}.")
+            variable.assign(value.astype(variable.dtype.as_numpy_dtype, copy=False))
+
+    def count_params(self):
+        """The number of scalars in all weights (the layer must be built)."""
+        if not self.built:
+            raise ValueError(f"You tried to call `count_params` on layer '{self.name}', but the layer isn't built. "
+                             f"You can build it manually via: `layer.build(input_shape)`.")
+        return int(sum(math.prod(w.shape.as_list()) for w in self.weights))
+
+    @property
+    def layers(self):
+        """The directly tracked sub-layers."""
+        return list(self._layers)
+
+    @property
+    def metrics(self):
+        """Metrics assigned as attributes of this layer and of its sub-layers."""
+        return _dedup(self._metrics + [m for layer in self._layers for m in layer.metrics])
+
+    # --- building -------------------------------------------------------------------------
+    def build(self, input_shape):
+        """Create the weights, given the input shape (a tuple; ``None`` for unknown dims). Override it."""
+        self.built = True
+
+    def _maybe_build(self, inputs):
+        if self.built:
+            return
+        shapes = nest.map_structure(_shape_of, inputs)
+        self._build_input_shape = shapes
+        if type(self).build is not Layer.build:   # layers without weights need no build
+            with name_scope(self.name):
+                self.build(shapes)
+        self.built = True
+
+    # --- calling ----------------------------------------------------------------------------
+    def call(self, inputs, *args, **kwargs):
+        """The computation. Override it; the base class returns its input."""
+        return inputs
+
+    def __call__(self, *args, **kwargs):
+        if not args:
+            raise ValueError(f"Layer '{self.name}' must be called with at least one positional argument "
+                             f"(the inputs).")
+        explicit = kwargs.pop("training", None)
+        if any_symbolic((args, kwargs)):
+            return self._symbolic_call(args, kwargs, explicit)
+        inputs = nest.map_structure(self._convert_input, args[0])
+        args = (inputs,) + args[1:]
+        training = explicit
+        if training is None:
+            training = backend.current_training()
+        if training is None:
+            training = self._default_training
+        if self._call_has_training_arg and training is not None:
+            kwargs["training"] = training
+        self._maybe_build(inputs)
+        with name_scope(self.name), backend.call_context(training):
+            outputs = self.call(*args, **kwargs)
+        if self._output_shape is None:
+            self._output_shape = nest.map_structure(
+                lambda t: _shape_of(t) if isinstance(t, Tensor) else None, outputs)
+        return outputs
+
+    def _convert_input(self, x):
+        """NumPy arrays become tensors; float tensors are cast to the layer's dtype (autocast)."""
+        if isinstance(x, np.ndarray) or (hasattr(x, "__array__") and not isinstance(x, Tensor)
+                                         and not _is_variable(x)):
+            x = convert_to_tensor(np.asarray(x))
+        if isinstance(x, Tensor) and self.autocast and x.dtype.is_floating and x.dtype != self._dtype:
+            x = math_ops.cast(x, self._dtype)
+        return x
+
+    def _symbolic_call(self, args, kwargs, training):
+        """The functional API: build from the KerasTensors' shapes, trace the output spec, record a Node."""
+        self._maybe_build(args[0])
+        call_kwargs = dict(kwargs)
+        if self._call_has_training_arg and training is not None:
+            call_kwargs["training"] = training
+
+        def traced_call(*a, **kw):
+            with name_scope(self.name), backend.call_context(training):
+                return self.call(*a, **kw)
+        outputs = compute_output_spec(traced_call, args, call_kwargs, name=f"{self.name}_output_spec")
+        Node(self, args, kwargs, outputs)
+        self._output_shape = nest.map_structure(lambda t: None if t is None else t.shape, outputs)
+        return outputs
+
+    # --- functional-API conveniences -------------------------------------------------------------
+    @property
+    def input(self):
+        """The KerasTensor(s) this layer was first called on (functional models only)."""
+        if not self._inbound_nodes:
+            raise AttributeError(f"Layer {self.name} has never been called and thus has no defined input.")
+        args, _ = self._inbound_nodes[0].arguments
+        return args[0] if args else self._inbound_nodes[0].outputs
+
+    @property
+    def output(self):
+        """The KerasTensor(s) of this layer's first call (functional models only)."""
+        if not self._inbound_nodes:
+            raise AttributeError(f"Layer {self.name} has no inbound nodes.")
+        return self._inbound_nodes[0].outputs
+
+    def get_config(self):
+        return {"name": self.name, "trainable": self.trainable, "dtype": self.dtype}
+
+    def __repr__(self):
+        return f"<{type(self).__name__} name={self.name}, built={self.built}>"
+
+
+def _dedup(items):
+    seen, out = set(), []
+    for w in items:
+        if id(w) not in seen:
+            seen.add(id(w))
+            out.append(w)
+    return out

@@ -1,0 +1,143 @@
+"""The functional model: ``tf.keras.Model(inputs, outputs)`` over a graph of layer calls.
+
+Construction walks the graph backwards from ``outputs`` through each
+KerasTensor's ``_keras_history`` (which layer call produced it) to the
+``inputs``, exactly as Keras' ``map_graph`` does:
+
+1. a depth-first walk from the outputs lists the nodes (layer calls), parents
+   before children (:func:`_build_map`);
+2. every node gets a *depth*: 0 for the output nodes, and a parent is one
+   deeper than its deepest child; layers are ordered by decreasing depth, so
+   ``model.layers`` starts with the ``InputLayer`` s;
+3. calling the model replays the nodes from the deepest (the inputs) to depth 0,
+   feeding each layer the real tensors computed for its input KerasTensors.
+"""
+import collections
+
+from ...util import nest
+from .. import backend
+from ..keras_tensor import KerasTensor
+from ..layers.input_layer import InputLayer
+from .model import Model
+
+__all__ = ["Functional"]
+
+
+def _build_map(inputs, outputs):
+    """Nodes in decreasing depth order (a topological order) and each layer's first-visit index."""
+    finished, in_progress, ordered, layer_indices = set(), set(), [], {}
+    input_ids = {id(t) for t in inputs}
+
+    def visit(tensor):
+        layer, node_index, _ = tensor._keras_history
+        node = layer._inbound_nodes[node_index]
+        if id(node) in finished:
+            return
+        if id(node) in in_progress:
+            raise ValueError(f"Tensor {tensor} from layer '{layer.name}' is part of a cycle.")
+        layer_indices.setdefault(layer, len(layer_indices))
+        in_progress.add(id(node))
+        if not node.is_input and id(tensor) not in input_ids:
+            for parent_tensor in node.input_tensors:
+                visit(parent_tensor)
+        in_progress.discard(id(node))
+        finished.add(id(node))
+        ordered.append(node)
+    for t in outputs:
+        visit(t)
+    return ordered, layer_indices
+
+
+def map_graph(inputs, outputs):
+    """``(nodes_by_depth, layers)``: the graph from ``inputs`` to ``outputs`` (see the module docstring)."""
+    ordered, layer_indices = _build_map(inputs, outputs)
+    node_depths, layer_depths = {}, {}
+    for node in reversed(ordered):
+        depth = max(node_depths.setdefault(node, 0), layer_depths.get(node.operation, 0))
+        layer_depths[node.operation] = depth
+        node_depths[node] = depth
+        for parent in node.parent_nodes:
+            node_depths[parent] = max(depth + 1, node_depths.get(parent, 0))
+    for t in inputs:   # inputs not connected to the outputs still belong to the model
+        layer = t._keras_history.operation
+        if layer not in layer_depths:
+            layer_depths[layer] = 0
+            layer_indices[layer] = -1
+            node_depths[layer._inbound_nodes[0]] = 0
+    nodes_by_depth = collections.defaultdict(list)
+    for node, depth in node_depths.items():
+        nodes_by_depth[depth].append(node)
+    layers_by_depth = collections.defaultdict(list)
+    for layer, depth in layer_depths.items():
+        layers_by_depth[depth].append(layer)
+    layers = []
+    for depth in sorted(layers_by_depth, reverse=True):
+        layers.extend(sorted(layers_by_depth[depth], key=lambda layer: layer_indices[layer]))
+    # every tensor a node needs must be computable from the inputs
+    computable = {id(t) for t in inputs}
+    for depth in sorted(nodes_by_depth, reverse=True):
+        for node in nodes_by_depth[depth]:
+            if node.is_input and not any(id(t) in computable for t in node.output_tensors):
+                raise ValueError(f"Graph disconnected: the outputs depend on input '{node.operation.name}', which is "
+                                 f"not one of the model's `inputs` (Keras: output is not connected to `inputs`).")
+            for t in node.input_tensors:
+                if id(t) not in computable and not node.is_input:
+                    done = [layer.name for layer in layers if layer is not node.operation]
+                    raise ValueError(f"Graph disconnected: cannot find parent for tensor {t} at layer "
+                                     f"'{node.operation.name}'. The following previous layers were accessed "
+                                     f"without issue: {done}")
+            computable.update(id(t) for t in node.output_tensors)
+    return nodes_by_depth, layers
+
+
+class Functional(Model):
+    """A model defined by its input and output KerasTensors."""
+
+    def __init__(self, inputs, outputs, name=None, **kwargs):
+        super().__init__(name=name or backend.unique_object_name("functional"), **kwargs)
+        flat_inputs, flat_outputs = nest.flatten(inputs), nest.flatten(outputs)
+        for t in flat_inputs + flat_outputs:
+            if not isinstance(t, KerasTensor):
+                raise ValueError(f"All `inputs` and `outputs` values must be KerasTensors (from tf.keras.Input and "
+                                 f"layer calls). Received: {t!r}")
+        for t in flat_inputs:
+            if not isinstance(t._keras_history.operation, InputLayer):
+                raise ValueError(f"`inputs` must come from `tf.keras.Input`. Received {t!r}, produced by layer "
+                                 f"'{t._keras_history.operation.name}'.")
+        object.__setattr__(self, "_inputs_struct", inputs)
+        object.__setattr__(self, "_outputs_struct", outputs)
+        object.__setattr__(self, "_flat_inputs", flat_inputs)
+        object.__setattr__(self, "_flat_outputs", flat_outputs)
+        nodes_by_depth, layers = map_graph(flat_inputs, flat_outputs)
+        object.__setattr__(self, "_nodes_by_depth", nodes_by_depth)
+        for layer in layers:
+            self._layers.append(layer)
+        self._build_input_shape = nest.map_structure(lambda t: t.shape, inputs)
+        self._output_shape = nest.map_structure(lambda t: t.shape, outputs)
+        self.built = True
+
+    @property
+    def inputs(self):
+        return list(self._flat_inputs)
+
+    @property
+    def outputs(self):
+        return list(self._flat_outputs)
+
+    def call(self, inputs, training=None):
+        """Replay the layer calls on real tensors, deepest nodes first."""
+        flat = nest.flatten(inputs)
+        if len(flat) != len(self._flat_inputs):
+            raise ValueError(f"Model '{self.name}' expects {len(self._flat_inputs)} input(s), but it received "
+                             f"{len(flat)} input tensors.")
+        values = {id(kt): value for kt, value in zip(self._flat_inputs, flat)}
+        for depth in sorted(self._nodes_by_depth, reverse=True):
+            for node in self._nodes_by_depth[depth]:
+                if node.is_input:
+                    continue
+                args, kwargs = nest.map_structure(
+                    lambda x: values[id(x)] if isinstance(x, KerasTensor) else x, node.arguments)
+                outputs = node.operation(*args, **kwargs)
+                for kt, value in zip(node.output_tensors, nest.flatten(outputs)):
+                    values[id(kt)] = value
+        return nest.pack_sequence_as(self._outputs_struct, [values[id(kt)] for kt in self._flat_outputs])
