@@ -1,21 +1,66 @@
 """``tf.autograph``: convert Python control flow on tensors into graph control flow.
 
-(Stub: the conversion is being written. ``to_graph`` returns the function unchanged.)
+Inside ``tf.function``, tensors are symbolic: ``if x > 0:`` cannot choose a
+branch while the graph is built, because ``x`` has no value yet. AutoGraph
+rewrites the function's *source code* so that control flow becomes calls
+that decide at trace time what to do::
+
+    def collatz(n):                  def tf__collatz(n):
+        steps = 0                        steps = 0
+        while n != 1:                    def get_state():
+            if n % 2 == 0:                   return (n, steps)
+                n = n // 2               def set_state(vars_):
+            else:            ==>             nonlocal n, steps
+                n = 3 * n + 1                n, steps = vars_
+            steps += 1                   def loop_body():
+        return steps                         nonlocal n, steps
+                                             ...   # the if, converted the same way
+                                             ag__.if_stmt(n % 2 == 0, if_body, else_body, get_state_1,
+                                                          set_state_1, ('n',), 1)
+                                             steps += 1
+                                         def loop_test():
+                                             return n != 1
+                                         ag__.while_stmt(loop_test, loop_body, get_state, set_state,
+                                                         ('n', 'steps'), {})
+                                         return steps
+
+At trace time ``ag__.while_stmt`` sees that ``n != 1`` is a symbolic tensor and
+builds a ``tf.while_loop`` with loop variables ``n`` and ``steps``; with a
+Python ``n`` it would simply run the Python loop (unrolling it into the graph).
+``tf.autograph.to_code(collatz)`` prints the full converted source.
+
+Read in this order:
+
+* ``converter.py``: the source transformation, pass by pass (break/continue,
+  return, logical expressions and calls, control flow);
+* ``static_analysis.py``: which variables a statement must carry (liveness);
+* ``operators.py``: the ``ag__`` runtime (Python semantics or graph ops);
+* ``api.py``: getting the source, compiling the result with the same closure;
+* ``engine/ops/control_flow_ops.py``: ``tf.cond`` and ``tf.while_loop``
+  themselves, with their gradients.
+
+Differences from TF: converted code has no ``FunctionScope``/``ag__.ld``
+wrappers; ``print`` stays Python's ``print`` (it runs while tracing);
+``assert`` statements and list ``append`` in loops are not converted; only
+plain names are loop variables (not ``self.x``); loops may have an ``else:``
+clause; ``if c: return a`` followed by code is rewritten recursively, so
+``if/elif`` chains that return everywhere work (TF 2.21 refuses some).
 """
+from .api import ConversionError, do_not_convert, to_code, to_graph
 
-__all__ = ["to_graph", "to_code", "experimental"]
-
-
-def to_graph(entity, recursive=True, experimental_optional_features=None):
-    return entity
+__all__ = ["to_graph", "to_code", "experimental", "ConversionError"]
 
 
-def to_code(entity, recursive=True, experimental_optional_features=None):
-    import inspect
-    return inspect.getsource(entity)
+def set_loop_options(parallel_iterations=None, swap_memory=None, maximum_iterations=None, shape_invariants=None):
+    """``tf.autograph.experimental.set_loop_options``: a directive read by the converter.
+
+    Written in a loop body (at its top level), it is lifted out of the
+    loop at conversion time: ``shape_invariants=[(x, tf.TensorShape([None]))]``
+    lets ``x`` change shape across iterations, ``maximum_iterations`` bounds
+    the loop. Called outside converted code it does nothing (as in TF).
+    """
 
 
-class experimental:  # noqa: N801
-    @staticmethod
-    def do_not_convert(func=None):
-        return func if func is not None else (lambda f: f)
+class experimental:  # noqa: N801  (a namespace, as in TF)
+    do_not_convert = staticmethod(do_not_convert)
+    set_loop_options = staticmethod(set_loop_options)

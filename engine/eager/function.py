@@ -18,9 +18,10 @@ A ``GradientTape`` outside the call sees the call as one op; its gradient runs
 the gradient graph built from the same registry gradient functions, fed with
 the forward values the forward run saved.
 
-Deliberate differences from TF (for now): AutoGraph (``if``/``while`` on tensors)
-is not implemented yet, so Python control flow on a tensor raises
-``OperatorNotAllowedInGraphError``; ``jit_compile`` is accepted and ignored;
+AutoGraph (``engine/autograph``) converts the function's Python ``if``/``while``/
+``for`` on tensors into ``tf.cond``/``tf.while_loop`` before tracing.
+
+Deliberate differences from TF (for now): ``jit_compile`` is accepted and ignored;
 gradients through a function are first order only; variables passed as
 arguments are keyed by identity (TF 2.21 keys them by dtype and shape).
 """

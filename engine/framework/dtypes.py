@@ -17,7 +17,7 @@ __all__ = [
     "DType", "as_dtype",
     "float16", "half", "float32", "float64", "double",
     "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64",
-    "bool", "string", "resource",
+    "bool", "string", "resource", "variant",
 ]
 
 
@@ -155,11 +155,12 @@ uint64 = DType("uint64", np.uint64, 23)
 bool = DType("bool", np.bool_, 10)  # noqa: A001  (TF spells it tf.bool)
 string = DType("string", None, 7)
 resource = DType("resource", None, 20)  # a handle to state (a variable), as in TF's resource variables
+variant = DType("variant", None, 21)    # an opaque Python value (e.g. a while loop's per-iteration record)
 
 _RUNTIME_NAMES = {"float32": "float", "float64": "double", "float16": "half"}
 
 _ALL = [float16, float32, float64, int8, int16, int32, int64, uint8, uint16, uint32, uint64, bool, string,
-        resource]
+        resource, variant]
 _BY_NAME = {d.name: d for d in _ALL}
 _BY_NAME.update({"half": float16, "double": float64, "float": float32})
 _BY_NP = {d._np: d for d in _ALL if d._np is not None}

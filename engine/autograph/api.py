@@ -1,0 +1,289 @@
+"""From a Python function to its converted twin: source, AST, new code, same closure.
+
+``to_graph(f)``:
+
+1. reads ``f``'s source (``inspect``), parses it and drops its decorators;
+2. converts the ``FunctionDef`` (``converter.py``);
+3. compiles it inside a *factory* whose parameters are ``ag__`` and ``f``'s
+   free variables, so the new code object has the same free variables::
+
+       def __ag_factory(ag__, scale):        # scale: a variable f closes over
+           def tf__f(x):
+               ...converted body...
+           return tf__f
+
+4. builds the function from that code object with ``f``'s globals, defaults
+   and *its own closure cells* (plus a cell holding the ``ag__`` module): the
+   converted function sees the same globals and closure variables as ``f``,
+   including later changes to them.
+
+The conversion is cached per code object; a function that cannot be converted
+(no source, a generator, a builtin) is returned unchanged, as TF does after
+logging a warning. ``converted_call`` uses the same machinery to convert, on
+the fly, the user functions a converted function calls (``recursive=True``).
+"""
+import ast
+import copy
+import functools
+import inspect
+import itertools
+import linecache
+import logging
+import sysconfig
+import textwrap
+import types
+import weakref
+
+from . import converter, operators
+
+__all__ = ["to_graph", "to_code", "do_not_convert", "ConversionError"]
+
+logger = logging.getLogger("tensorflow")
+
+
+class ConversionError(Exception):
+    """AutoGraph could not convert an entity (``to_code`` of something without Python source)."""
+
+
+class _NotConvertible(Exception):
+    pass
+
+
+_code_cache = {}                          # (code object, recursive) -> (new code object, converted source)
+_function_cache = weakref.WeakKeyDictionary()  # function -> {recursive: converted function, or None = use as-is}
+_file_trees = {}                          # filename -> (source lines, parsed module), for lambdas
+_counter = itertools.count()
+_SKIPPED_ROOTS = frozenset([
+    "engine", "numpy", "scipy", "builtins", "functools", "itertools", "collections", "typing", "abc", "math",
+    "operator", "inspect", "copy", "re", "logging", "pytest", "_pytest", "unittest", "threading", "contextlib",
+    "weakref", "types", "random", "warnings", "os", "sys", "enum", "dataclasses", "pluggy", "hypothesis"])
+_GENERATOR_FLAGS = inspect.CO_GENERATOR | inspect.CO_COROUTINE | inspect.CO_ASYNC_GENERATOR
+_LIBRARY_PATHS = tuple({sysconfig.get_paths()["stdlib"], sysconfig.get_paths()["purelib"],
+                        sysconfig.get_paths()["platlib"]})
+
+
+# --------------------------------------------------------------------------------------
+# Public entry points
+# --------------------------------------------------------------------------------------
+def to_graph(entity, recursive=True, experimental_optional_features=None):
+    """``tf.autograph.to_graph``: the converted version of a Python function (or method).
+
+    ``recursive=True`` also converts the user functions it calls, when they are
+    called. Entities that cannot be converted are returned as they are.
+    """
+    if hasattr(entity, "python_function") and hasattr(entity, "get_concrete_function"):
+        entity = entity.python_function    # a tf.function: its Python function (TF refuses; the engine helps)
+    try:
+        return _convert_entity(entity, recursive)
+    except _NotConvertible as error:
+        logger.warning(f"AutoGraph could not transform {entity!r} and will run it as-is.\nCause: {error}")
+        return entity
+
+
+def to_code(entity, recursive=True, experimental_optional_features=None):
+    """``tf.autograph.to_code``: the source code of the converted function, as a string."""
+    function = _unwrap(entity)
+    if not isinstance(function, types.FunctionType):
+        raise ConversionError(f"converting {entity!r}: only Python functions and methods can be converted")
+    try:
+        _, source = _converted_code(function, recursive)
+    except _NotConvertible as error:
+        raise ConversionError(f"converting {entity!r}: {error}") from None
+    return source
+
+
+def do_not_convert(func=None):
+    """``tf.autograph.experimental.do_not_convert``: run ``func`` as plain Python, never converted."""
+    if func is None:
+        return do_not_convert
+
+    @functools.wraps(func)
+    def wrapper(*args, **kwargs):
+        return func(*args, **kwargs)
+    wrapper.__ag_do_not_convert__ = True
+    return wrapper
+
+
+# --------------------------------------------------------------------------------------
+# Conversion
+# --------------------------------------------------------------------------------------
+def _unwrap(entity):
+    if hasattr(entity, "python_function") and hasattr(entity, "get_concrete_function"):
+        entity = entity.python_function        # a tf.function: convert the Python function inside
+    if inspect.ismethod(entity):
+        entity = entity.__func__
+    return entity
+
+
+def _convert_entity(entity, recursive):
+    """The converted entity; entities with nothing to convert (library code, builtins, classes, tf.functions)
+    come back as they are."""
+    if inspect.ismethod(entity):
+        function = _convert_entity(entity.__func__, recursive)
+        return entity if function is entity.__func__ else types.MethodType(function, entity.__self__)
+    if isinstance(entity, functools.partial):
+        function = _convert_entity(entity.func, recursive)
+        return entity if function is entity.func else functools.partial(function, *entity.args, **entity.keywords)
+    if not isinstance(entity, types.FunctionType):
+        call = getattr(type(entity), "__call__", None)   # a callable object: convert its class's __call__
+        if isinstance(call, types.FunctionType) and _is_user_code(call):
+            function = _convert_entity(call, recursive)
+            return entity if function is call else types.MethodType(function, entity)
+        return entity
+    if getattr(entity, "__ag_do_not_convert__", False) or getattr(entity, "__ag_converted__", False) or \
+            not _is_user_code(entity) or entity.__code__.co_flags & _GENERATOR_FLAGS:
+        return entity
+    per_function = _function_cache.setdefault(entity, {})
+    if recursive in per_function:
+        converted = per_function[recursive]
+        return entity if converted is None else converted
+    try:
+        code, source = _converted_code(entity, recursive)
+    except _NotConvertible:
+        per_function[recursive] = None
+        raise
+    if code is None:                       # nothing to convert (e.g. a lambda without `and`/`or`/`if`)
+        per_function[recursive] = None
+        return entity
+    converted = _rebuild(entity, code, source)
+    per_function[recursive] = converted
+    return converted
+
+
+def _converted_code(function, recursive):
+    """``(code object, source)`` of the converted function (code is None when there is nothing to convert)."""
+    key = (function.__code__, recursive)
+    cached = _code_cache.get(key)
+    if cached is not None:
+        return cached
+    if function.__code__.co_flags & _GENERATOR_FLAGS:
+        raise _NotConvertible("generators and coroutines are not converted")
+    if function.__name__ == "<lambda>":
+        node = converter.convert_lambda(_lambda_ast(function), recursive)
+        if node is None:
+            result = (None, ast.unparse(_lambda_ast(function)))
+            _code_cache[key] = result
+            return result
+        body = [ast.Return(value=node)]
+        name = "<lambda>"
+        source = ast.unparse(node)
+    else:
+        node = converter.convert_function(_function_ast(function), recursive, _class_name(function))
+        body = [node, ast.Return(value=ast.Name(id=node.name, ctx=ast.Load()))]
+        name = node.name
+        source = ast.unparse(node)
+    params = ["ag__"] + list(function.__code__.co_freevars)
+    factory = ast.parse(f"def __ag_factory({', '.join(params)}):\n    pass").body[0]
+    factory.body = body
+    text = ast.unparse(ast.fix_missing_locations(ast.Module(body=[factory], type_ignores=[])))
+    filename = f"<autograph {function.__qualname__} #{next(_counter)}>"
+    linecache.cache[filename] = (len(text), None, text.splitlines(True), filename)  # readable tracebacks
+    namespace = {}
+    exec(compile(text, filename, "exec"), namespace)  # noqa: S102  (code we generated from the user's own)
+    code = next(c for c in namespace["__ag_factory"].__code__.co_consts
+                if isinstance(c, types.CodeType) and c.co_name == name)
+    result = (code, source)
+    _code_cache[key] = result
+    return result
+
+
+def _rebuild(function, code, source):
+    """A function running ``code`` with ``function``'s globals, defaults and closure cells."""
+    cells = dict(zip(function.__code__.co_freevars, function.__closure__ or ()))
+    cells["ag__"] = types.CellType(operators)
+    converted = types.FunctionType(code, function.__globals__, function.__name__, function.__defaults__,
+                                   tuple(cells[name] for name in code.co_freevars))
+    converted.__kwdefaults__ = dict(function.__kwdefaults__) if function.__kwdefaults__ else None
+    converted.__dict__.update(function.__dict__)
+    converted.__qualname__ = function.__qualname__
+    converted.__module__ = function.__module__
+    converted.__doc__ = function.__doc__
+    converted.__ag_converted__ = True
+    converted.__ag_source__ = source
+    return converted
+
+
+def _function_ast(function):
+    try:
+        source = textwrap.dedent(inspect.getsource(function))
+    except (OSError, TypeError) as error:
+        raise _NotConvertible(f"could not get source code: {error}") from None
+    try:
+        tree = ast.parse(source)
+        node = tree.body[0]
+    except SyntaxError:                  # e.g. a multi-line string defeated dedent: parse inside a block
+        try:
+            node = ast.parse("if 1:\n" + source).body[0].body[0]
+        except SyntaxError as error:
+            raise _NotConvertible(f"could not parse the source code: {error}") from None
+    if not isinstance(node, ast.FunctionDef) or node.name != function.__name__:
+        raise _NotConvertible("could not find the function's definition in its source code")
+    return node
+
+
+def _lambda_ast(function):
+    """The ``ast.Lambda`` of a lambda: parse its whole file and match line and parameter names."""
+    code = function.__code__
+    lines = linecache.getlines(code.co_filename)
+    if not lines:
+        raise _NotConvertible("could not get source code")
+    cached = _file_trees.get(code.co_filename)
+    if cached is None or cached[0] != lines:
+        try:
+            cached = (lines, ast.parse("".join(lines)))
+        except SyntaxError as error:
+            raise _NotConvertible(f"could not parse the source file: {error}") from None
+        _file_trees[code.co_filename] = cached
+    params = list(code.co_varnames[:code.co_argcount + code.co_kwonlyargcount])
+    matches = [n for n in ast.walk(cached[1]) if isinstance(n, ast.Lambda) and n.lineno == code.co_firstlineno
+               and [a.arg for a in n.args.posonlyargs + n.args.args + n.args.kwonlyargs] == params]
+    if len(matches) > 1:
+        matches = _by_columns(code, matches)
+    if len(matches) != 1:
+        raise _NotConvertible("could not identify the lambda in its source line (several lambdas with the same "
+                              "parameters?); define it on its own line")
+    return copy.deepcopy(matches[0])
+
+
+def _by_columns(code, lambdas):
+    """Tell apart lambdas on one line: the one whose body holds all the code's instruction positions."""
+    positions = [(line, col) for line, _, col, end in code.co_positions()
+                 if line is not None and col is not None and end is not None and end > col]
+
+    def holds(node):
+        body = node.body
+        return positions and all((body.lineno, body.col_offset) <= p < (body.end_lineno, body.end_col_offset)
+                                 for p in positions)
+    inside = [n for n in lambdas if holds(n)]
+    inside.sort(key=lambda n: (n.body.end_lineno - n.body.lineno, n.body.end_col_offset - n.body.col_offset))
+    return inside[:1] if inside else []
+
+
+def _class_name(function):
+    """The class a method was defined in (for private-name mangling), from ``__qualname__``."""
+    parts = function.__qualname__.split(".")
+    return parts[-2] if len(parts) >= 2 and parts[-2] != "<locals>" else None
+
+
+# --------------------------------------------------------------------------------------
+# converted_call
+# --------------------------------------------------------------------------------------
+def _is_user_code(function):
+    root = (getattr(function, "__module__", None) or "").split(".")[0]
+    if root in _SKIPPED_ROOTS:
+        return False
+    filename = getattr(getattr(function, "__code__", None), "co_filename", "")
+    return not filename.startswith(_LIBRARY_PATHS)
+
+
+def _convert_for_call(f):
+    """What ``ag__.converted_call`` calls instead of ``f`` (``f`` itself when there is nothing to convert).
+
+    A ``tf.function`` is called as it is: it traces (and caches) its own graph,
+    which the caller's trace then inlines.
+    """
+    try:
+        return _convert_entity(f, True)
+    except _NotConvertible as error:
+        logger.warning(f"AutoGraph could not transform {f!r} and will run it as-is.\nCause: {error}")
+        return f
