@@ -226,7 +226,8 @@ class ConcreteFunction:
     def _backward(self, saved, inputs, outputs, output_grads):
         info = self._gradient_functions()
         feeds = [np.asarray(v) if not isinstance(v, EagerTensor) else v.numpy() for v in saved]
-        for y, g in zip(outputs, output_grads):
+        for i in info.float_outputs:
+            y, g = outputs[i], output_grads[i]
             feeds.append(np.zeros(y.shape.as_list(), y.dtype.as_numpy_dtype) if g is None else g.numpy())
         values = iter(info.plan(feeds))
         device = ctx.device or default_device()
@@ -251,34 +252,15 @@ class _GradientInfo:
     """
 
     def __init__(self, concrete):
-        from ..framework.graph_gradients import gradients
+        from ..framework.graph_gradients import build_gradient_graph
         from ..variables import _handle_in
         graph = concrete.graph
-        first_new = len(graph.get_operations())
-        with graph.as_default():
-            graph._chaining_disabled = True
-            try:
-                self.grad_ys = [graph.create_op_from_def(get_op("Placeholder"), [],
-                                                         {"dtype": y.dtype, "shape": y.shape}, name="grad_y")
-                                for y in graph.outputs]
-                sources = list(graph.inputs) + [_handle_in(graph, v) for v in concrete.variables]
-                float_outputs = [(y, g) for y, g in zip(graph.outputs, self.grad_ys) if y.dtype.is_floating]
-                self.grads = gradients([y for y, _ in float_outputs], sources,
-                                       grad_ys=[g for _, g in float_outputs]) if float_outputs else \
-                    [None] * len(sources)
-            finally:
-                graph._chaining_disabled = False
-        backward_ops = graph.get_operations()[first_new:]
-        backward_ids = {id(op) for op in backward_ops}
-        saved, seen = [], set()
-        for op in backward_ops:
-            for t in op.inputs:
-                if id(t.op) not in backward_ids and t._id not in seen:
-                    seen.add(t._id)
-                    saved.append(t)
-        self.saved = saved
+        self.float_outputs = [i for i, y in enumerate(graph.outputs) if y.dtype.is_floating]
+        sources = list(graph.inputs) + [_handle_in(graph, v) for v in concrete.variables]
+        self.grad_ys, self.grads, self.saved = build_gradient_graph(
+            graph, [graph.outputs[i] for i in self.float_outputs], sources)
         fetch = [g for g in self.grads if g is not None]
-        self.plan = compile_plan(fetch, [], saved + self.grad_ys)
+        self.plan = compile_plan(fetch, [], self.saved + self.grad_ys)
 
 
 def _fast_key(args):

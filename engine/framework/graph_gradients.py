@@ -14,7 +14,7 @@ from .graph import SymbolicTensor
 from .name_scope import name_scope
 from .registry import call_gradient
 
-__all__ = ["gradients"]
+__all__ = ["gradients", "build_gradient_graph"]
 
 
 def _flows_into(tensor):
@@ -89,3 +89,36 @@ def gradients(ys, xs, grad_ys=None, name="gradients", gate_gradients=False, aggr
                 g = array_ops.zeros_like(x) if x.dtype is not dtypes.resource else None
             results.append(g)
     return results
+
+
+def build_gradient_graph(graph, ys, xs, unconnected_gradients="none"):
+    """Add ``d(ys)/d(xs)`` to ``graph``, with a placeholder per output gradient.
+
+    Used to differentiate traced functions and control-flow bodies. Returns
+    ``(grad_ys, grads, saved)``: the placeholders to feed with the gradients of
+    ``ys``, the gradients of ``xs`` (or None), and ``saved``, the forward tensors
+    the new backward ops read. A forward run that also fetches ``saved`` lets the
+    backward run be fed with them, so it never recomputes (or repeats the side
+    effects of) the forward pass. Stateful ops added here are not chained after the
+    forward pass's side effects.
+    """
+    from .registry import get_op
+    first = len(graph.get_operations())
+    with graph.as_default():
+        graph._chaining_disabled = True
+        try:
+            grad_ys = [graph.create_op_from_def(get_op("Placeholder"), [], {"dtype": y.dtype, "shape": y.shape},
+                                                name="grad_y") for y in ys]
+            grads = gradients(ys, xs, grad_ys=grad_ys, unconnected_gradients=unconnected_gradients) if ys else \
+                [None] * len(xs)
+        finally:
+            graph._chaining_disabled = False
+    new_ops = graph.get_operations()[first:]
+    new_ids = {id(op) for op in new_ops}
+    saved, seen = [], set()
+    for op in new_ops:
+        for t in op.inputs:
+            if id(t.op) not in new_ids and t._id not in seen:
+                seen.add(t._id)
+                saved.append(t)
+    return grad_ys, grads, saved

@@ -39,11 +39,8 @@ def _loose(value):
     return isinstance(value, (int, float, bool, list, tuple, np.ndarray, np.generic))
 
 
-def binary_inputs(op_name, x, y):
-    """Convert ``x`` and ``y`` for a binary op: a Python value adopts the tensor's dtype.
-
-    Two tensors of different dtypes are an error (no implicit promotion), as in TF.
-    """
+def convert_pair(x, y):
+    """Convert ``x`` and ``y`` for a binary op: a Python value adopts the other side's dtype."""
     if not isinstance(x, Tensor):
         if isinstance(y, Tensor) or hasattr(y, "__tf_tensor__"):
             y = to_tensor(y)
@@ -53,6 +50,12 @@ def binary_inputs(op_name, x, y):
             y = _adopt(y, x)
     elif not isinstance(y, Tensor):
         y = _adopt(y, x)
+    return x, y
+
+
+def binary_inputs(op_name, x, y):
+    """``convert_pair``, then refuse two different dtypes (no implicit promotion), as in TF."""
+    x, y = convert_pair(x, y)
     check_same_dtype(op_name, x, y)
     return x, y
 

@@ -273,33 +273,13 @@ def _record_on_tapes(op, grad_fn):
 
 
 def _build_gradient(graph, ys, xs, unconnected="none"):
-    """Add ``d(ys)/d(xs)`` to ``graph`` with a placeholder per output gradient.
-
-    Returns ``(grad_ys placeholders, gradients of xs, saved)``: ``saved`` lists
-    the forward tensors the new backward ops read.
-    """
-    from ..framework.graph_gradients import gradients
-    first = len(graph.get_operations())
+    """``build_gradient_graph`` for a branch or loop body, which must not capture new outer tensors."""
+    from ..framework.graph_gradients import build_gradient_graph
     n_captures = len(graph.captures)
-    with graph.as_default():
-        graph._chaining_disabled = True
-        try:
-            grad_ys = [_placeholder(graph, y.dtype, y.shape, "grad_y") for y in ys]
-            grads = gradients(ys, xs, grad_ys=grad_ys, unconnected_gradients=unconnected) if ys else \
-                [None] * len(xs)
-        finally:
-            graph._chaining_disabled = False
+    result = build_gradient_graph(graph, ys, xs, unconnected)
     if len(graph.captures) != n_captures:
         raise RuntimeError(f"Internal error: the gradient of {graph.name} captured new outer tensors.")
-    new_ops = graph.get_operations()[first:]
-    new_ids = {id(op) for op in new_ops}
-    saved, seen = [], set()
-    for op in new_ops:
-        for t in op.inputs:
-            if id(t.op) not in new_ids and t._id not in seen:
-                seen.add(t._id)
-                saved.append(t)
-    return grad_ys, grads, saved
+    return result
 
 
 def _zeros_for(graph, t):

@@ -417,17 +417,8 @@ _TRUEDIV_TARGET = {dtypes.uint8: dtypes.float32, dtypes.int8: dtypes.float32, dt
 
 
 def _convert_pair(x, y):
-    """``binary_inputs`` without the dtype check: a Python value adopts the other side's dtype."""
-    if not isinstance(x, Tensor):
-        if isinstance(y, Tensor) or hasattr(y, "__tf_tensor__"):
-            y = to_tensor(y)
-            x = _adopt(x, y)
-        else:
-            x = to_tensor(x)
-            y = _adopt(y, x)
-    elif not isinstance(y, Tensor):
-        y = _adopt(y, x)
-    return x, y
+    """``binary_inputs`` without the dtype check."""
+    return _dispatch.convert_pair(x, y)
 
 
 def _division_inputs(x, y, where):
