@@ -20,7 +20,7 @@ ARGS   ?=
 
 # Jupyter refuses to run as root unless told (containers often run as root).
 lab: $(VENV)/.installed-$(HASH)
-	cd course && PATH="$(CURDIR)/$(VENV)/bin:$$PATH" "$(CURDIR)/$(VENV)/bin/jupyter" lab \
+	PATH="$(CURDIR)/$(VENV)/bin:$$PATH" "$(CURDIR)/$(VENV)/bin/jupyter" lab --ServerApp.root_dir=course \
 		$(if $(filter 0,$(shell id -u)),--allow-root) $(ARGS)
 
 test: $(VENV)/.installed-test-$(HASH)

@@ -1,0 +1,49 @@
+"""``python -m autograder release``: nbgrader generate_assignment, from solutions/ into course/assignments/."""
+import os
+import shutil
+import tempfile
+
+import nbformat
+
+from . import notebooks
+from .sandbox import REPO
+
+
+def generate(assignment, out_dir):
+    """Run nbgrader's generate_assignment on ``solutions/<assignment>`` into ``out_dir`` (no gradebook)."""
+    from nbgrader.apps import NbGraderAPI
+    from nbgrader.coursedir import CourseDirectory
+    from traitlets.config import Config
+    work = tempfile.mkdtemp(prefix="release-")
+    try:
+        src = os.path.join(work, "source", assignment)
+        os.makedirs(src)
+        for py, _ in notebooks.twins():
+            if os.path.dirname(py) == os.path.join(REPO, "solutions", assignment):
+                nbformat.write(notebooks.to_notebook(py), os.path.join(src, os.path.basename(py)[:-3] + ".ipynb"))
+        cfg = Config()
+        cfg.CourseDirectory.root = work
+        cfg.CourseDirectory.course_id = "tf-internals"
+        cfg.GenerateAssignment.no_database = True
+        cfg.SaveCells.enabled = False
+        cfg.BaseConverter.force = True
+        cfg.ClearSolutions.code_stub = {"python": "# YOUR CODE HERE\nraise NotImplementedError()"}
+        api = NbGraderAPI(CourseDirectory(config=cfg), config=cfg)
+        result = api.generate_assignment(assignment, force=True, create=False)
+        if not result["success"]:
+            raise RuntimeError(f"nbgrader generate_assignment failed:\n{result['log']}\n{result.get('error')}")
+        os.makedirs(out_dir, exist_ok=True)
+        rel = os.path.join(work, "release", assignment)
+        for name in sorted(os.listdir(rel)):
+            if name.endswith(".ipynb"):
+                nb = nbformat.read(os.path.join(rel, name), as_version=4)
+                nbformat.write(nb, os.path.join(out_dir, name))
+                notebooks.write_py(nb, os.path.join(out_dir, name[:-6] + ".py"))
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+
+
+def release(assignment="A1"):
+    out = os.path.join(REPO, "course", "assignments", assignment)
+    generate(assignment, out)
+    return out

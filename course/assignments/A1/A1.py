@@ -1,0 +1,294 @@
+# ---
+# jupyter:
+#   jupytext:
+#     formats: ipynb,py:percent
+#     text_representation:
+#       extension: .py
+#       format_name: percent
+#       format_version: '1.3'
+#       jupytext_version: 1.19.6
+#   kernelspec:
+#     display_name: Python 3 (ipykernel)
+#     language: python
+#     name: python3
+# ---
+
+# %% [markdown] deletable=false editable=false nbgrader={"cell_type": "markdown", "checksum": "c2632d1b5b5af8e41c77791d62bb7fe8", "grade": false, "grade_id": "intro", "locked": true, "schema_version": 3, "solution": false, "task": false}
+# # A1: build your own GradientTape
+#
+# You will implement reverse-mode automatic differentiation (syllabus 3.1–3.5) on top of the
+# engine's *forward* ops. The engine offers every op it runs to each object in
+# `ctx.tapes` by calling `_record_operation(op_def, inputs, attrs, outputs)`; the plumbing
+# class `RecordingTape` below does that part for you.
+#
+# Six independent tasks (each is graded on its own: when task *k* is graded, the grader uses
+# reference versions of the other pieces, so a mistake in one task never costs points in another):
+#
+# | task | what | points |
+# |---|---|---|
+# | 1 | `record`: the recorder | 2 |
+# | 2 | `backward_order`: the topological order of the backward walk | 2 |
+# | 3 | `backprop`: the walk itself, accumulating gradients of values used twice | 2 |
+# | 4 | `unbroadcast`: sum a gradient back to an input's shape | 2 |
+# | 5 | `GRADS`: gradients of AddV2, Sub, Mul, MatMul, Exp, Sum, Relu, Neg | 8 |
+# | 6 | `GradientTape`: `watch`, `persistent`, unconnected sources | 4 |
+#
+# Rules: use engine ops (`tf.*`) on tensors; do **not** call the engine's own
+# `tf.GradientTape`, `tf.gradients` or its registered gradient functions: the grader checks.
+# Run `python -m autograder check A1.ipynb` for a quick self-check on random programs.
+
+# %% deletable=false editable=false nbgrader={"cell_type": "code", "checksum": "ee6e8de2ca25479464973bb1cf3fdbdb", "grade": false, "grade_id": "setup", "locked": true, "schema_version": 3, "solution": false, "task": false}
+import numpy as np
+import engine as tf
+from engine.framework.context import ctx
+
+
+class Entry:
+    """One recorded op: its type, input/output tensors, their ids, and its attrs."""
+
+    def __init__(self, op_type, inputs, outputs, attrs=None):
+        self.op_type = op_type
+        self.inputs = list(inputs)
+        self.outputs = list(outputs)
+        self.input_ids = [t._id for t in inputs]
+        self.output_ids = [t._id for t in outputs]
+        self.attrs = dict(attrs or {})
+
+    def __repr__(self):
+        return f"Entry({self.op_type}, in={self.input_ids}, out={self.output_ids})"
+
+
+class RecordingTape:
+    """Plumbing (given): while inside ``with``, the engine offers this tape every op it runs."""
+
+    watch_accessed_variables = True
+
+    def __init__(self):
+        self.entries = []      # the recorded Entry objects, in execution order
+        self.watched = set()   # ids of watched tensors and variables
+
+    def __enter__(self):
+        ctx.tapes.append(self)
+        return self
+
+    def __exit__(self, *exc):
+        ctx.tapes.remove(self)
+        return False
+
+    def _record_operation(self, op_def, inputs, attrs, outputs):
+        if op_def.grad is None:          # not differentiable: never recorded
+            return
+        record(self, op_def.name, list(inputs), list(outputs), dict(attrs))
+
+    def _variable_accessed(self, variable):
+        if self.watch_accessed_variables and variable.trainable:
+            self.watched.add(variable._id)
+
+
+# %% [markdown] deletable=false editable=false nbgrader={"cell_type": "markdown", "checksum": "d147a5b55f1b8b88e66feb32906b3004", "grade": false, "grade_id": "task1_md", "locked": true, "schema_version": 3, "solution": false, "task": false}
+# ## Task 1: the recorder (2 points)
+#
+# `record(tape, op_type, inputs, outputs, attrs)` is called for every differentiable op.
+# Keep the op (append an `Entry` to `tape.entries`) only if **one of its inputs is watched**
+# (its id is in `tape.watched`); then its outputs become watched too. Otherwise do nothing.
+
+# %% deletable=false nbgrader={"cell_type": "code", "checksum": "52bcf0fba56ff9b5c54c9b933e924fa8", "grade": false, "grade_id": "record", "locked": false, "schema_version": 3, "solution": true, "task": false}
+def record(tape, op_type, inputs, outputs, attrs):
+    # YOUR CODE HERE
+    raise NotImplementedError()
+
+
+# %% deletable=false editable=false nbgrader={"cell_type": "code", "checksum": "91d66d3254596ded9713335bd3f0318b", "grade": true, "grade_id": "test_record", "locked": true, "points": 2, "schema_version": 3, "solution": false, "task": false}
+_t = RecordingTape()
+_x, _c = tf.constant(2.0), tf.constant(3.0)
+_t.watched.add(_x._id)
+with _t:
+    _u = _c * _c        # no watched input: not recorded
+    _y = _x * _c
+    _z = tf.exp(_y)
+assert [e.op_type for e in _t.entries] == ["Mul", "Exp"], _t.entries
+assert _z._id in _t.watched and _u._id not in _t.watched
+
+
+# %% [markdown] deletable=false editable=false nbgrader={"cell_type": "markdown", "checksum": "1bcd553346b5083cecfbd5886751848a", "grade": false, "grade_id": "task2_md", "locked": true, "schema_version": 3, "solution": false, "task": false}
+# ## Task 2: the order of the backward walk (2 points)
+#
+# `backward_order(entries, target_id)` gets entries **in any order** and returns the entries
+# the target depends on (directly or not), ordered so that every entry comes **before** the
+# entries that produced its inputs (consumers first: a reverse topological order).
+# Entries the target does not depend on must not appear.
+
+# %% deletable=false nbgrader={"cell_type": "code", "checksum": "f99d72e979aa80076a9d8266c6e442b5", "grade": false, "grade_id": "backward_order", "locked": false, "schema_version": 3, "solution": true, "task": false}
+def backward_order(entries, target_id):
+    # YOUR CODE HERE
+    raise NotImplementedError()
+
+
+# %% deletable=false editable=false nbgrader={"cell_type": "code", "checksum": "6d2c051d3a471a589d82e4c906e9346c", "grade": true, "grade_id": "test_backward_order", "locked": true, "points": 2, "schema_version": 3, "solution": false, "task": false}
+class _T:
+    def __init__(self, i):
+        self._id = i
+_a = Entry("A", [_T(1)], [_T(2)])
+_b = Entry("B", [_T(2)], [_T(3)])
+_c2 = Entry("C", [_T(2), _T(3)], [_T(4)])
+_d = Entry("D", [_T(1)], [_T(5)])    # not needed for target 4
+_o = backward_order([_c2, _d, _a, _b], 4)
+assert [e.op_type for e in _o] == ["C", "B", "A"], _o
+
+
+# %% [markdown] deletable=false editable=false nbgrader={"cell_type": "markdown", "checksum": "2573fde474b0e5da6692c8576adfaff4", "grade": false, "grade_id": "task3_md", "locked": true, "schema_version": 3, "solution": false, "task": false}
+# ## Task 3: the backward walk (2 points)
+#
+# `backprop(order, target_id, seed, vjp)` walks `order` (as returned by task 2) and returns a
+# dict `{tensor id: gradient}` for every tensor that receives a gradient. Start with
+# `{target_id: seed}`. For each entry, its output gradient is `grads[entry.output_ids[0]]`
+# (skip the entry if there is none); `vjp(entry, dy)` returns one gradient per input (or `None`).
+# A tensor **used twice** receives two contributions: **add** them (`tf.add`).
+
+# %% deletable=false nbgrader={"cell_type": "code", "checksum": "5d61f7b697b0895175a7ce4ef4e6d8f9", "grade": false, "grade_id": "backprop", "locked": false, "schema_version": 3, "solution": true, "task": false}
+def backprop(order, target_id, seed, vjp):
+    # YOUR CODE HERE
+    raise NotImplementedError()
+
+
+# %% deletable=false editable=false nbgrader={"cell_type": "code", "checksum": "198822ae72b8cdd6cb265db0f3cd82a8", "grade": true, "grade_id": "test_backprop", "locked": true, "points": 2, "schema_version": 3, "solution": false, "task": false}
+_t = RecordingTape()
+_x = tf.constant(3.0)
+_t.watched.add(_x._id)
+with _t:
+    _y = _x * _x                      # x used twice
+_g = backprop(_t.entries[::-1], _y._id, tf.constant(1.0),
+              lambda e, dy: [dy * e.inputs[1], dy * e.inputs[0]])
+assert float(_g[_x._id]) == 6.0, _g
+
+
+# %% [markdown] deletable=false editable=false nbgrader={"cell_type": "markdown", "checksum": "8c36ed01dd6b8c55a60eb5fd7d20dbb7", "grade": false, "grade_id": "task4_md", "locked": true, "schema_version": 3, "solution": false, "task": false}
+# ## Task 4: un-broadcasting (2 points)
+#
+# `x + b` with `x.shape == (2, 3)` and `b.shape == (3,)` broadcasts `b`. The gradient arriving
+# at the output has shape `(2, 3)`; `b`'s gradient must have `b`'s shape: sum over the
+# broadcast axes. `unbroadcast(grad, shape)` returns `grad` summed down to `shape` (a tuple;
+# `()` for a scalar). Use engine ops (`tf.reduce_sum`, `tf.reshape`).
+
+# %% deletable=false nbgrader={"cell_type": "code", "checksum": "dde44abec6d426eb40ba4ff1e3295183", "grade": false, "grade_id": "unbroadcast", "locked": false, "schema_version": 3, "solution": true, "task": false}
+def unbroadcast(grad, shape):
+    # YOUR CODE HERE
+    raise NotImplementedError()
+
+
+# %% deletable=false editable=false nbgrader={"cell_type": "code", "checksum": "8684e6a17f95f6b54ae5b11d71a09fa1", "grade": true, "grade_id": "test_unbroadcast", "locked": true, "points": 2, "schema_version": 3, "solution": false, "task": false}
+_g = tf.ones([2, 3])
+assert unbroadcast(_g, (3,)).numpy().tolist() == [2.0, 2.0, 2.0]
+assert unbroadcast(_g, (2, 1)).numpy().tolist() == [[3.0], [3.0]]
+assert float(unbroadcast(_g, ())) == 6.0
+
+
+# %% [markdown] deletable=false editable=false nbgrader={"cell_type": "markdown", "checksum": "8bf1747d2d81cffc67c190d033c1410a", "grade": false, "grade_id": "task5_md", "locked": true, "schema_version": 3, "solution": false, "task": false}
+# ## Task 5: gradients of ops (8 points, 1 per op)
+#
+# `GRADS[op_type](entry, dy)` returns one gradient per input of the op (`None` for inputs
+# that get none, such as `Sum`'s axis). `dy` has the output's shape. Binary ops broadcast:
+# use `unbroadcast`. `Sum` has inputs `(x, axis)` and attr `keep_dims`; `MatMul` here never
+# transposes. Write them with engine ops.
+
+# %% deletable=false nbgrader={"cell_type": "code", "checksum": "c5f4300626813fa829ec1f79530d453d", "grade": false, "grade_id": "grads", "locked": false, "schema_version": 3, "solution": true, "task": false}
+def _shape(t):
+    return tuple(t.shape.as_list())
+
+
+def add_grad(e, dy):
+    # YOUR CODE HERE
+    raise NotImplementedError()
+
+
+def sub_grad(e, dy):
+    # YOUR CODE HERE
+    raise NotImplementedError()
+
+
+def mul_grad(e, dy):
+    # YOUR CODE HERE
+    raise NotImplementedError()
+
+
+def matmul_grad(e, dy):
+    # YOUR CODE HERE
+    raise NotImplementedError()
+
+
+def exp_grad(e, dy):
+    # YOUR CODE HERE
+    raise NotImplementedError()
+
+
+def sum_grad(e, dy):
+    # YOUR CODE HERE
+    raise NotImplementedError()
+
+
+def relu_grad(e, dy):
+    # YOUR CODE HERE
+    raise NotImplementedError()
+
+
+def neg_grad(e, dy):
+    # YOUR CODE HERE
+    raise NotImplementedError()
+
+
+GRADS = {"AddV2": add_grad, "Sub": sub_grad, "Mul": mul_grad, "MatMul": matmul_grad, "Exp": exp_grad,
+         "Sum": sum_grad, "Relu": relu_grad, "Neg": neg_grad,
+         "ReadVariableOp": lambda e, dy: [dy]}   # reading a variable: identity (given)
+
+# %% deletable=false editable=false nbgrader={"cell_type": "code", "checksum": "0da5d99be2dbdd40822462f05a2a5757", "grade": true, "grade_id": "test_grads", "locked": true, "points": 8, "schema_version": 3, "solution": false, "task": false}
+_x, _b = tf.constant([[1.0, -2.0, 3.0]]), tf.constant([0.5, 0.5, 0.5])
+_e = Entry("Mul", [_x, _b], [_x * _b])
+_gx, _gb = GRADS["Mul"](_e, tf.ones([1, 3]))
+assert _gb.numpy().tolist() == [1.0, -2.0, 3.0] and _gx.numpy().tolist() == [[0.5, 0.5, 0.5]]
+_e = Entry("Relu", [_x], [tf.nn.relu(_x)])
+assert GRADS["Relu"](_e, tf.ones([1, 3]))[0].numpy().tolist() == [[1.0, 0.0, 1.0]]
+
+
+# %% [markdown] deletable=false editable=false nbgrader={"cell_type": "markdown", "checksum": "ade62d5bc3271ca93c8dbf1a0f3d35d1", "grade": false, "grade_id": "task6_md", "locked": true, "schema_version": 3, "solution": false, "task": false}
+# ## Task 6: the GradientTape (4 points)
+#
+# Put it together, with TF's semantics:
+# * `GradientTape(persistent=False, watch_accessed_variables=True)`; trainable variables read
+#   inside the tape are watched automatically (the plumbing does it);
+# * `watch(t)` watches a tensor (a constant, say);
+# * `gradient(target, sources)`: `sources` is one tensor/variable or a list; returns the same
+#   structure; `None` for a source the target does not depend on; the seed is `tf.ones_like(target)`;
+# * a non-persistent tape can compute gradients once: a second call raises `RuntimeError`.
+#
+# Use `record`, `backward_order`, `backprop` and `GRADS` (via `vjp` below).
+
+# %% deletable=false nbgrader={"cell_type": "code", "checksum": "96c6260e0bf63566757dba8551249e5c", "grade": false, "grade_id": "tape", "locked": false, "schema_version": 3, "solution": true, "task": false}
+def vjp(entry, dy):
+    return GRADS[entry.op_type](entry, dy)
+
+
+class GradientTape(RecordingTape):
+    def __init__(self, persistent=False, watch_accessed_variables=True):
+        super().__init__()
+        # YOUR CODE HERE
+        raise NotImplementedError()
+
+    def watch(self, tensor):
+        # YOUR CODE HERE
+        raise NotImplementedError()
+
+    def gradient(self, target, sources):
+        # YOUR CODE HERE
+        raise NotImplementedError()
+
+
+# %% deletable=false editable=false nbgrader={"cell_type": "code", "checksum": "89638cb491f4c1b72589cf77cc45c561", "grade": true, "grade_id": "test_tape", "locked": true, "points": 4, "schema_version": 3, "solution": false, "task": false}
+_v = tf.Variable(2.0)
+with GradientTape() as _tape:
+    _y = _v * _v * _v
+assert float(_tape.gradient(_y, _v)) == 12.0           # the seed's example: 3 * 2**2
+_c = tf.constant(3.0)
+with GradientTape(persistent=True) as _tape:
+    _tape.watch(_c)
+    _y = _c * _c
+assert float(_tape.gradient(_y, _c)) == 6.0 and float(_tape.gradient(_y, _c)) == 6.0

@@ -1,0 +1,131 @@
+"""The grader: full marks for the solution, zero for the blank release, partial credit for bugs, and cheats don't pay."""
+import time
+
+import pytest
+
+from autograder import a1, grading
+
+FAST = dict(n=3, item_timeout=4.0, total_timeout=30.0)
+
+
+def total(r):
+    return sum(r[n]["score"] for n, *_ in a1.TASKS)
+
+
+def grade(path, seed=1):
+    return grading.grade_notebook(path, seed, **FAST)
+
+
+def test_solution_scores_full_and_blank_zero(make_submission, tmp_path):
+    r = grade(make_submission(str(tmp_path / "s.ipynb")))
+    assert total(r) == 20, grading.report(r)
+    assert r["_notes"] == []
+    b = grade(make_submission(str(tmp_path / "b.ipynb"), blank=True))
+    assert total(b) == 0
+    assert "NotImplementedError" in b["record"]["messages"][0]
+
+
+def test_deterministic(make_submission, tmp_path):
+    p = make_submission(str(tmp_path / "s.ipynb"), replace={"grads": lambda s: s.replace(
+        "return [unbroadcast(dy, _shape(x)), unbroadcast(dy, _shape(y))]", "return [dy, dy]")})
+    assert grade(p) == grade(p)
+
+
+def test_wrong_unbroadcast(make_submission, tmp_path):
+    bug = "def unbroadcast(grad, shape):\n    return tf.reshape(tf.reduce_sum(grad), [1] * len(shape)) if shape == () else grad\n"
+    r = grade(make_submission(str(tmp_path / "u.ipynb"), replace={"unbroadcast": bug}))
+    assert r["unbroadcast"]["score"] < 2
+    assert "unbroadcast from" in r["unbroadcast"]["messages"][0] and "expected" in r["unbroadcast"]["messages"][0]
+    assert r["grads"]["score"] == 8 and r["tape"]["score"] == 4   # the grader supplies the reference unbroadcast
+
+
+def test_missing_accumulation(make_submission, tmp_path):
+    r = grade(make_submission(str(tmp_path / "a.ipynb"), replace={"backprop": lambda s: s.replace(
+        "grads[i] = tf.add(grads[i], g) if i in grads else g", "grads[i] = g")}))
+    assert r["backprop"]["score"] < 1, grading.report(r)
+    assert "gradient of source" in r["backprop"]["messages"][0]
+    assert total(r) == 18 + r["backprop"]["score"]
+
+
+def test_wrong_matmul_gradient(make_submission, tmp_path):
+    r = grade(make_submission(str(tmp_path / "m.ipynb"), replace={"grads": lambda s: s.replace(
+        "tf.matmul(dy, b, transpose_b=True)", "tf.matmul(dy, tf.transpose(b)) * 2.0")}))
+    assert r["grads"]["score"] == 7, grading.report(r)
+    assert any(m.startswith("MatMul with inputs of shapes") for m in r["grads"]["messages"])
+    assert total(r) == 19
+
+
+# --- cheats: never more than the honest work, never a hang ------------------------------------------
+def test_patched_comparator_gets_nothing(make_submission, tmp_path):
+    cheat = "import numpy as np\nnp.allclose = lambda *a, **k: True\nnp.testing.assert_allclose = lambda *a, **k: None\n"
+    r = grade(make_submission(str(tmp_path / "c.ipynb"), blank=True, extra_cells=[cheat]))
+    assert total(r) == 0
+
+
+def test_reading_the_source_notebook_gets_nothing(make_submission, tmp_path):
+    cheat = ("import json, glob, os\n"
+             "for p in ['../../../source/A1/A1.ipynb', '../solutions/A1/A1.ipynb'] + "
+             "glob.glob('/work/**/solutions/A1/A1.ipynb', recursive=True) + "
+             "[os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(__import__('sys').executable))), "
+             "'solutions/A1/A1.ipynb')]:\n"
+             "    try:\n"
+             "        for c in json.load(open(p))['cells']:\n"
+             "            if c['cell_type'] == 'code': exec(''.join(c['source']), globals())\n"
+             "    except Exception:\n"
+             "        pass\n")
+    r = grade(make_submission(str(tmp_path / "c.ipynb"), blank=True, extra_cells=[cheat]))
+    assert total(r) == 0, grading.report(r)
+
+
+def test_using_the_engines_tape_is_caught(make_submission, tmp_path):
+    cheat = ("class GradientTape(tf.GradientTape):\n    pass\n")
+    r = grade(make_submission(str(tmp_path / "t.ipynb"), replace={"tape": lambda s: s + "\n" + cheat}))
+    assert r["tape"]["score"] == 0 and "GradientTape" in r["tape"]["messages"][0]
+    sneaky = ("def unbroadcast(grad, shape):\n    T = getattr(tf, 'Gradient' + 'Tape')\n    return grad\n")
+    r = grade(make_submission(str(tmp_path / "u.ipynb"), replace={"unbroadcast": sneaky}))
+    assert r["unbroadcast"]["score"] == 0 and "getattr" in r["unbroadcast"]["messages"][0]
+
+
+def test_runtime_tripwire(make_submission, tmp_path):
+    # no forbidden name in the source, but the engine's tape runs during the task: caught at run time
+    helper = "_T = tf.__dict__\n"  # (dynamic lookups are flagged statically; here we check the tripwire alone)
+    hidden = ("def _helper():\n    import engine\n    return engine.GradientTape\n")
+    src = hidden.replace("GradientTape", "Gradient" "Tape")
+    r = grade(make_submission(str(tmp_path / "r.ipynb")))
+    assert r["tape"]["score"] == 4  # sanity: honest work passes
+    assert a1.forbidden_uses(helper) == ["__dict__"] and a1.forbidden_uses(src) == ["GradientTape"]
+
+
+def test_exit_and_sigint_proof_loop_lose_only_their_task(make_submission, tmp_path):
+    exit_bug = "def unbroadcast(grad, shape):\n    import os\n    os._exit(0)\n"
+    loop = ("import signal\nsignal.signal(signal.SIGINT, signal.SIG_IGN)\nwhile True:\n    pass\n")
+    t = time.perf_counter()
+    r = grade(make_submission(str(tmp_path / "e.ipynb"), replace={"unbroadcast": exit_bug}, extra_cells=[loop]))
+    assert time.perf_counter() - t < 25
+    assert r["unbroadcast"]["score"] == 0 and "killed" in r["unbroadcast"]["messages"][0]
+    assert total(r) == 18, grading.report(r)
+    assert any("timed out" in n for n in r["_notes"])
+
+
+def test_memory_hog_and_stderr_cost_nothing(make_submission, tmp_path):
+    noisy = ("import warnings, sys, logging\nwarnings.warn('careful')\nprint('oops', file=sys.stderr)\n"
+             "logging.getLogger().error('log line')\n"
+             "try:\n    big = bytearray(8 << 30)\nexcept MemoryError:\n    print('no memory', file=sys.stderr)\n")
+    r = grade(make_submission(str(tmp_path / "n.ipynb"), extra_cells=[noisy]))
+    assert total(r) == 20, grading.report(r)
+
+
+def test_tampered_test_cells_are_reported(make_submission, tmp_path):
+    def edit(nb):
+        for c in nb.cells:
+            gid = (c.metadata.get("nbgrader") or {}).get("grade_id")
+            if gid == "test_record":
+                c.metadata["nbgrader"]["points"] = 200
+            if gid == "test_unbroadcast":
+                c.source = "pass"
+            if gid == "test_tape":
+                del c.metadata["nbgrader"]
+    r = grade(make_submission(str(tmp_path / "t.ipynb"), edit=edit))
+    notes = " ".join(r["_notes"])
+    assert "points changed" in notes and "'test_unbroadcast' was edited" in notes and "'test_tape' is missing" in notes
+    assert total(r) == 20

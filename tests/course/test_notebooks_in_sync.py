@@ -1,0 +1,24 @@
+"""The .py twins are the source of truth: every .ipynb must match its twin, and the release must match solutions/."""
+import os
+import tempfile
+
+import nbformat
+import pytest
+
+from autograder import notebooks, release
+from autograder.sandbox import REPO
+
+
+def test_every_ipynb_matches_its_py_twin():
+    assert list(notebooks.twins()), "no notebooks found"
+    assert notebooks.out_of_sync() == []
+
+
+def test_release_is_in_sync_with_its_source():
+    with tempfile.TemporaryDirectory() as d:
+        release.generate("A1", d)
+        fresh = nbformat.read(os.path.join(d, "A1.ipynb"), as_version=4)
+    committed = nbformat.read(os.path.join(REPO, "course", "assignments", "A1", "A1.ipynb"), as_version=4)
+    assert notebooks.cells_key(fresh) == notebooks.cells_key(committed), "run: python -m autograder release"
+    text = "".join(c.source for c in committed.cells)
+    assert "BEGIN SOLUTION" not in text and "HIDDEN TESTS" not in text and "raise NotImplementedError" in text
