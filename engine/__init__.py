@@ -58,3 +58,4 @@ newaxis = None
 """``x[:, tf.newaxis]`` inserts a dimension, as with NumPy."""
 
 from . import keras  # noqa: F401,E402  (tf.keras)
+from . import distribute  # noqa: F401,E402  (tf.distribute; installs the variable-creator hook on tf.Variable)

@@ -23,8 +23,8 @@ class ReduceOp(enum.Enum):
         """``VariableAggregation.SUM``/``MEAN`` -> ``ReduceOp``; the others have no reduction."""
         mapping = {VariableAggregation.SUM: ReduceOp.SUM, VariableAggregation.MEAN: ReduceOp.MEAN}
         if aggregation not in mapping:
-            raise ValueError(f"Could not convert from `tf.VariableAggregation` {aggregation} to`tf.distribute.ReduceOp` "
-                             f"type")
+            raise ValueError(f"Could not convert from `tf.VariableAggregation` {aggregation} "
+                             f"to`tf.distribute.ReduceOp` type")
         return mapping[aggregation]
 
 

@@ -22,11 +22,11 @@ size (a ``Mean`` metric, ``model.metrics[0]``), and the metrics are running
 means too, so the last batch's logs are the epoch's. Logs are dicts of Python
 floats with sorted keys, as Keras 3 gives them.
 
-**tf.distribute seam.** The model remembers the strategy whose ``scope()`` was
+**tf.distribute.** The model remembers the strategy whose ``scope()`` was
 active when it was created (``model.distribute_strategy``). With one, the step
 functions become ``_distributed_train_step`` / ``_distributed_test_step`` /
-``_distributed_predict_step``: hooks for the distribution layer to implement
-(run ``train_step`` on every replica with ``strategy.run`` and reduce the logs).
+``_distributed_predict_step``, which split each global batch across the replicas,
+run ``train_step`` on every replica with ``strategy.run`` and reduce the logs.
 Inside the step, losses are divided by the number of replicas in sync and the
 optimizer all-reduces the gradients (see ``losses.py`` and ``optimizers/optimizer.py``).
 """
@@ -162,24 +162,19 @@ class Trainer:
         x, _, _ = unpack_x_y_sample_weight(data)
         return self(x, training=False)
 
-    # --- tf.distribute seam (implemented by the distribution layer) ------------------------------------
+    # --- tf.distribute: run each step on every replica (engine/distribute/distribute_utils.py) ---------
     def _distributed_train_step(self, data):
-        """Run ``train_step`` under ``self.distribute_strategy``: to be provided by tf.distribute.
-
-        Contract: receives one global batch (what ``train_step`` receives) and returns
-        the logs dict of scalar tensors, reduced over the replicas.
-        """
-        raise NotImplementedError(
-            f"fit() under {type(self.distribute_strategy).__name__} needs the distribution layer, which provides "
-            f"Model._distributed_train_step (run train_step on every replica and reduce the logs).")
+        """``train_step`` on every replica of ``self.distribute_strategy``; logs reduced over replicas."""
+        from ..distribute.distribute_utils import distributed_step
+        return distributed_step(self, "train", data)
 
     def _distributed_test_step(self, data):
-        raise NotImplementedError(f"evaluate() under {type(self.distribute_strategy).__name__} needs the "
-                                  f"distribution layer (Model._distributed_test_step).")
+        from ..distribute.distribute_utils import distributed_step
+        return distributed_step(self, "test", data)
 
     def _distributed_predict_step(self, data):
-        raise NotImplementedError(f"predict() under {type(self.distribute_strategy).__name__} needs the "
-                                  f"distribution layer (Model._distributed_predict_step).")
+        from ..distribute.distribute_utils import distributed_step
+        return distributed_step(self, "predict", data)
 
     def _step(self, kind):
         if self.distribute_strategy is not None:

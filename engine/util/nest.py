@@ -18,8 +18,12 @@ def is_nested(x):
     t = type(x)
     if t in _PLAIN:
         return True
-    if t in _LEAF_TYPES or getattr(t, "__module__", "").startswith("engine."):
-        return False  # the common leaves (numbers, tensors, variables): no slow ABC checks
+    if t in _LEAF_TYPES:
+        return False  # the common leaves: no slow ABC checks
+    if hasattr(t, "__tf_flatten__"):
+        return True   # TF's composite protocol (e.g. tf.distribute's PerReplica)
+    if getattr(t, "__module__", "").startswith("engine."):
+        return False  # tensors, variables
     return isinstance(x, (list, tuple, dict, collections.abc.Mapping))
 
 
@@ -34,6 +38,8 @@ def _children(x):
     t = type(x)
     if t is list or t is tuple:
         return list(x)
+    if hasattr(t, "__tf_flatten__"):
+        return list(x.__tf_flatten__()[1])
     if isinstance(x, collections.abc.Mapping):
         return [x[k] for k in _sorted_keys(x)]
     return list(x)
@@ -58,6 +64,9 @@ def flatten(structure, expand_composites=False):
 def _rebuild(template, leaves_iter):
     if not is_nested(template):
         return next(leaves_iter)
+    if hasattr(type(template), "__tf_flatten__"):
+        metadata, components = template.__tf_flatten__()
+        return type(template).__tf_unflatten__(metadata, tuple(_rebuild(c, leaves_iter) for c in components))
     if isinstance(template, collections.abc.Mapping):
         keys = _sorted_keys(template)
         values = {k: _rebuild(template[k], leaves_iter) for k in keys}
@@ -92,6 +101,8 @@ def assert_same_structure(nest1, nest2, check_types=True, expand_composites=Fals
             return None
         if isinstance(x, collections.abc.Mapping):
             return (type(x) if check_types else dict, tuple(_sorted_keys(x)), tuple(sig(v) for v in _children(x)))
+        if hasattr(type(x), "__tf_flatten__"):
+            return (type(x), x.__tf_flatten__()[0], tuple(sig(v) for v in _children(x)))
         kind = type(x) if check_types else (tuple if isinstance(x, tuple) else list)
         return (kind, len(x), tuple(sig(v) for v in x))
     if sig(nest1) != sig(nest2):

@@ -299,8 +299,6 @@ def test_distribution_seam():
     finally:
         ctx.strategy_stack.pop()
     assert isinstance(model.distribute_strategy, FakeStrategy)
-    with pytest.raises(NotImplementedError, match="_distributed_train_step"):
-        model.fit(X, X[:, :1], verbose=0)
     calls = []
 
     class Hooked(keras.Sequential):
@@ -316,3 +314,22 @@ def test_distribution_seam():
     hooked.fit(X, X[:, :1], batch_size=20, epochs=2, verbose=0)
     assert calls == [1]   # traced once, then run as a tf.function
     assert keras.Sequential([keras.layers.Dense(1)]).distribute_strategy is None
+
+
+def test_fit_under_a_one_device_mirrored_strategy_matches_plain_fit():
+    import engine as tf
+    strategy = tf.distribute.MirroredStrategy(["/cpu:0"])
+
+    def build():
+        tf.random.set_seed(3)
+        m = keras.Sequential([keras.Input(shape=(3,)), keras.layers.Dense(1)])
+        m.compile(optimizer=keras.optimizers.SGD(0.05), loss="mse")
+        return m
+
+    with strategy.scope():
+        mirrored = build()
+    plain = build()
+    assert mirrored.distribute_strategy is strategy
+    h1 = mirrored.fit(X, X[:, :1], batch_size=20, epochs=3, shuffle=False, verbose=0)
+    h2 = plain.fit(X, X[:, :1], batch_size=20, epochs=3, shuffle=False, verbose=0)
+    np.testing.assert_allclose(h1.history["loss"], h2.history["loss"], rtol=1e-5)

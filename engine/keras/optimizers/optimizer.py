@@ -173,7 +173,11 @@ class Optimizer:
         trainable_variables = list(trainable_variables)
         with name_scope(self.name):
             if not self.built:
-                self.build(trainable_variables)
+                replica = ctx.replica_context
+                if replica is not None:  # inside strategy.run: build (create slots) once, for all replicas
+                    replica.merge_call(lambda strategy: self.build(trainable_variables))
+                else:
+                    self.build(trainable_variables)
                 self.built = True
             self._check_variables_are_known(trainable_variables)
             grads, trainable_variables = self._filter_empty_gradients(grads, trainable_variables)

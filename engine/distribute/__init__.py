@@ -1,0 +1,44 @@
+"""``tf.distribute``: data-parallel training on the devices of one machine.
+
+Read in this order:
+
+1. ``distribute_lib.py``: strategies, the replica and cross-replica contexts,
+   why the loss is divided by the *global* batch size.
+2. ``values.py``: ``PerReplica`` and ``MirroredVariable`` (one copy per device).
+3. ``mirrored_run.py``: how ``strategy.run`` runs one thread per device and
+   synchronizes them at every all-reduce.
+4. ``cross_device_ops.py``: the all-reduce algorithms (one device, hierarchical,
+   ring, NCCL) and ``all_reduce_log.py``, which records every step they take.
+5. ``collective_ops.py``: the all-reduce as a graph op, for ``tf.function``.
+6. ``input_lib.py``: splitting global batches across replicas.
+7. ``mirrored_strategy.py``, ``one_device_strategy.py``: the strategies.
+
+``distribute_utils.py`` holds the hooks Keras calls.
+"""
+from . import cross_device_ops, values  # noqa: F401
+from .all_reduce_log import AllReduceLog, AllReduceRecord, record_all_reduce  # noqa: F401
+from .cross_device_ops import (CrossDeviceOps, HierarchicalCopyAllReduce, NcclAllReduce,  # noqa: F401
+                               ReductionToOneDevice, RingAllReduce)
+from .distribute_lib import (InputContext, ReplicaContext, Strategy, StrategyExtended, ValueContext,  # noqa: F401
+                             experimental_set_strategy, get_replica_context, get_strategy, has_strategy,
+                             in_cross_replica_context, install_variable_creator)
+from .input_lib import DistributedDataset, DistributedIterator  # noqa: F401
+from .mirrored_strategy import MirroredStrategy  # noqa: F401
+from .one_device_strategy import OneDeviceStrategy  # noqa: F401
+from .reduce_util import ReduceOp  # noqa: F401
+from .values import DistributedValues, MirroredVariable, PerReplica, SyncOnReadVariable  # noqa: F401
+from . import collective_ops as _collective_ops  # noqa: F401  (registers MirroredAllReduce)
+from . import distribute_utils  # noqa: F401
+
+install_variable_creator()
+
+
+class experimental:  # noqa: N801  (a namespace, as in TF)
+    ValueContext = ValueContext
+
+
+__all__ = ["Strategy", "StrategyExtended", "MirroredStrategy", "OneDeviceStrategy", "ReduceOp", "ReplicaContext",
+           "InputContext", "get_replica_context", "get_strategy", "in_cross_replica_context", "has_strategy",
+           "experimental_set_strategy", "CrossDeviceOps", "ReductionToOneDevice", "HierarchicalCopyAllReduce",
+           "RingAllReduce", "NcclAllReduce", "record_all_reduce", "DistributedValues", "PerReplica",
+           "MirroredVariable", "SyncOnReadVariable", "DistributedDataset", "DistributedIterator", "experimental"]
