@@ -5,7 +5,7 @@ the same functions serve eager error messages, graph construction and tracing.
 """
 from ..framework.tensor_shape import TensorShape, as_shape
 
-__all__ = ["same_as_input", "broadcast_shapes", "broadcast_infer", "fmt", "normalize_axes"]
+__all__ = ["same_as_input", "broadcast_shapes", "broadcast_infer", "fmt"]
 
 
 def fmt(shape):
@@ -51,15 +51,3 @@ def broadcast_infer(out_dtype=None):
         shape = broadcast_shapes(ic.shape(0), ic.shape(1), ic.op_name)
         return [(out_dtype or ic.dtype(0), shape)]
     return infer
-
-
-def normalize_axes(axes, rank, op_name):
-    """Turn possibly negative axes into sorted non-negative ones, checking range."""
-    out = []
-    for a in axes:
-        a = int(a)
-        if not -rank <= a < rank:
-            raise ValueError(f"Invalid reduction dimension ({a} for input with {rank} dimension(s)) "
-                             f"in {op_name}: axis must be in [-{rank}, {rank}).")
-        out.append(a % rank)
-    return tuple(sorted(set(out)))

@@ -121,7 +121,7 @@ def reduced_shape(input_shape_tensor_or_list, axes):
     """The shape of a reduction with keepdims=True, as a list (static) or a tensor (dynamic)."""
     if isinstance(input_shape_tensor_or_list, (list, tuple)):
         rank = len(input_shape_tensor_or_list)
-        axes = _shapes.normalize_axes(np.ravel(axes), rank, "reduced_shape")
+        axes = _normalize(np.ravel(axes), rank, "reduced_shape")
         return [1 if i in axes else d for i, d in enumerate(input_shape_tensor_or_list)]
     shape = input_shape_tensor_or_list
     rank = array_ops.size(shape)
