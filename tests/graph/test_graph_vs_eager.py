@@ -208,8 +208,9 @@ def test_every_registered_op_is_accounted_for():
 def test_tf_static_shapes_are_recorded_for_every_case():
     wanted = {(c.id, m) for c in CASES for m in ("known",) + c.partial}
     missing = sorted(wanted - set(TF_SHAPES))
-    assert not missing, (f"No TF static shapes recorded for {missing[:5]}...: rerun `/work/tfref/bin/python "
-                         f"/work/notes/record_tf_static_shapes.py > tests/graph/tf_static_shapes.py`")
+    assert not missing, (f"No TF static shapes recorded for {missing[:5]}...: rerun `TF_PYTHON "
+                         f"tests/graph/record_tf_static_shapes.py > tests/graph/tf_static_shapes.py` with a "
+                         f"scratch venv that has tensorflow-cpu 2.21")
 
 
 def test_case_ids_are_unique():

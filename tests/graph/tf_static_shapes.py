@@ -3,7 +3,8 @@
 ``SHAPES[(case id, placeholder mode)]``: one ``(dtype name, shape)`` per output (shape ``None``: unknown
 rank, ``None`` dims: unknown), or the name of the exception TF raised while building the graph.
 Recorded with TF 2.21 by building each case from placeholders, as ``test_graph_vs_eager.py`` does:
-``/work/tfref/bin/python /work/notes/record_tf_static_shapes.py > tests/graph/tf_static_shapes.py``
+``TF_PYTHON tests/graph/record_tf_static_shapes.py > tests/graph/tf_static_shapes.py`` (TF_PYTHON: a scratch
+venv with tensorflow-cpu 2.21)
 (run from the repository root; rerun it after adding cases to the catalog).
 """
 
