@@ -40,6 +40,7 @@ from .ops.reduction_ops import *  # noqa: F401,F403
 from .ops.array_ops import *  # noqa: F401,F403
 from .ops.linalg_ops import *  # noqa: F401,F403
 from .ops.control_flow_ops import case, cond, switch_case, while_loop  # noqa: F401
+from .ops.clip_ops import clip_by_global_norm, clip_by_norm, norm  # noqa: F401
 
 from .framework.graph import Graph, Operation, control_dependencies, get_default_graph  # noqa: F401,E402
 from .framework.graph import constant_value as get_static_value  # noqa: F401,E402
