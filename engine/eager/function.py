@@ -16,14 +16,19 @@ The life of a call ``f(x)``:
 
 A ``GradientTape`` outside the call sees the call as one op; its gradient runs
 the gradient graph built from the same registry gradient functions, fed with
-the forward values the forward run saved.
+the forward values the forward run saved. Under nested tapes (higher-order
+gradients) the call instead replays the traced ops eagerly, one by one, so every
+tape records them; TF reaches the same result by differentiating the gradient
+function itself.
 
 AutoGraph (``engine/autograph``) converts the function's Python ``if``/``while``/
 ``for`` on tensors into ``tf.cond``/``tf.while_loop`` before tracing.
 
 Deliberate differences from TF (for now): ``jit_compile`` is accepted and ignored;
-gradients through a function are first order only; variables passed as
-arguments are keyed by identity (TF 2.21 keys them by dtype and shape).
+higher-order gradients through a function containing ``tf.cond``/``tf.while_loop``
+are not supported (their ops need the plan runtime); variables passed as
+arguments are keyed by identity, as the course's spec says (TF 2.21 keys them by
+dtype and shape).
 """
 import collections
 import functools
@@ -162,6 +167,11 @@ class ConcreteFunction:
             device = ctx.device or default_device()
             values = self._plan([t.numpy() if isinstance(t, EagerTensor) else np.asarray(t) for t in tensors])
             return EagerTensor(values[0] if device.backend == "numpy" else device.put(values[0]), device)
+        if len(ctx.tapes) >= 2 and self._replayable():
+            # Nested tapes (higher-order gradients): run the graph's ops one by one, eagerly, so every
+            # tape records each op and can differentiate the gradient computations of the inner tapes.
+            outputs = self._replay_eagerly(tensors)
+            return nest.pack_sequence_as(self.structured_outputs, _fill_none(self.structured_outputs, outputs))
         variables = self.variables
         record = bool(ctx.tapes) and (any(t.dtype.is_floating for t in tensors) or bool(variables))
         arrays = [t.numpy() if isinstance(t, EagerTensor) else np.asarray(t) for t in tensors]
@@ -189,6 +199,43 @@ class ConcreteFunction:
             record_operation(self.name, inputs, outputs,
                              lambda *grads: self._backward(saved, inputs, outputs, grads))
         return nest.pack_sequence_as(self.structured_outputs, _fill_none(self.structured_outputs, outputs))
+
+    def _replayable(self):
+        """Can the graph be re-run op by op eagerly? (Not with ops that need a Session-like runtime.)"""
+        ok = getattr(self, "_is_replayable", None)
+        if ok is None:
+            ok = self._is_replayable = all(
+                not op.op_def.needs_runtime or (op.type == "VarHandleOp" and "eager_variable" in op.attrs)
+                for op in self.graph.get_operations())
+        return ok
+
+    def _replay_eagerly(self, tensors):
+        """Execute the traced ops eagerly, in order, through the dispatcher (so tapes record each one)."""
+        from ..framework.executor import prune
+        from .execute import execute
+        graph = self.graph
+        values = {p._id: t for p, t in zip(graph.inputs, tensors)}
+        fed = set(values)
+        for op in prune([t.op for t in graph.outputs] + list(graph.stateful_ops), fed):
+            if op.type == "Placeholder":
+                continue
+            if op.type == "VarHandleOp":
+                values[op.outputs[0]._id] = op.attrs["eager_variable"]
+                continue
+            args = [values[t._id] for t in op.inputs]
+            if op.type == "ReadVariableOp":
+                result = args[0]._read()
+            elif op.type in ("AssignVariableOp", "AssignAddVariableOp", "AssignSubVariableOp"):
+                method = {"AssignVariableOp": "assign", "AssignAddVariableOp": "assign_add",
+                          "AssignSubVariableOp": "assign_sub"}[op.type]
+                getattr(args[0], method)(args[1], read_value=False)
+                continue
+            else:
+                result = execute(op.op_def, tuple(args), op.attrs)
+            outs = result if isinstance(result, list) else [result]
+            for t, v in zip(op.outputs, outs):
+                values[t._id] = v
+        return [values[t._id] for t in graph.outputs]
 
     def _inline(self, graph, tensors):
         """Copy this function's ops into ``graph``, wired to ``tensors``; return the copied outputs.

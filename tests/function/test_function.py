@@ -292,3 +292,38 @@ def test_named_specs_name_the_placeholders():
     concrete = f.get_concrete_function()
     assert concrete.inputs[0].name == "inp:0"
     assert concrete.structured_input_signature[0][0].name == "inp"
+
+
+def test_second_order_gradients_through_a_function_call():
+    @tf.function
+    def cube(x):
+        return x * x * x
+
+    x = tf.constant(2.0)
+    with tf.GradientTape() as outer:
+        outer.watch(x)
+        with tf.GradientTape() as inner:
+            inner.watch(x)
+            y = cube(x)
+        dy = inner.gradient(y, x)
+    assert float(dy) == 12.0
+    assert float(outer.gradient(dy, x)) == 12.0  # d2/dx2 x**3 = 6x
+
+
+def test_second_order_through_a_function_reading_a_variable():
+    v = tf.Variable(3.0)
+
+    @tf.function
+    def f(x):
+        return v * x * x
+
+    x = tf.constant(2.0)
+    with tf.GradientTape() as outer:
+        outer.watch(x)
+        with tf.GradientTape() as inner:
+            inner.watch(x)
+            y = f(x)
+        dy = inner.gradient(y, x)      # 2 v x = 12
+    assert float(dy) == 12.0
+    d2, dv = outer.gradient(dy, [x, v])
+    assert (float(d2), float(dv)) == (6.0, 4.0)
