@@ -8,5 +8,5 @@ def test_function_benchmark_quick_mode_prints_every_figure():
                          timeout=300)
     assert out.returncode == 0, out.stderr
     for label in ["200-op elementwise chain", "MLP train step", "identity tf.function call",
-                  "first call of the MLP step", "traces of the MLP step: 1"]:
+                  "tracing the MLP step", "traces of the MLP step: 1"]:
         assert label in out.stdout
