@@ -345,11 +345,14 @@ class Variable:
         self._value = self._store(getattr(math_ops, math_ops_name)(self._read_untracked(), delta))
 
     @staticmethod
-    def _sole_owner(view):
-        """True if only this variable refers to ``view`` and to the memory under it."""
+    def _sole_owner(view, extra_refs=0):
+        """True if only this variable refers to ``view`` and to the memory under it.
+
+        ``extra_refs``: references the caller's own call chain holds besides the usual ones.
+        """
         base = view.base
         # references: the variable's attribute, the caller's local, our argument, getrefcount's argument
-        if sys.getrefcount(view) > 4 or base is None or not isinstance(base, np.ndarray):
+        if sys.getrefcount(view) > 4 + extra_refs or base is None or not isinstance(base, np.ndarray):
             return False
         # the base array: referenced by the view (+ getrefcount's argument + our local); it must own its data
         return sys.getrefcount(base) <= 3 and base.base is None and base.flags.owndata

@@ -97,9 +97,18 @@ register_op("ReadVariableOp", kernel=_read_kernel, infer=_read_infer, grad=lambd
 
 
 def _assign_kernel(combine):
+    """``combine`` is None (assign) or a ufunc (``np.add``/``np.subtract``) for assign_add/assign_sub."""
     def make(xp):
         def k(handle, value, dtype=None):
             if combine is not None:
+                current = handle._value
+                if _can_update_in_place(handle, current, value):
+                    current.flags.writeable = True   # nobody else can see this buffer (see Variable._update)
+                    try:
+                        combine(current, value, out=current)
+                    finally:
+                        current.flags.writeable = False
+                    return ()
                 value = combine(_read_kernel(xp)(handle), value)  # reading raises if uninitialized
             handle._value = _freeze(value)
             return ()
@@ -107,7 +116,14 @@ def _assign_kernel(combine):
     return make
 
 
-for _name, _combine in [("AssignVariableOp", None), ("AssignAddVariableOp", lambda a, b: a + b),
-                        ("AssignSubVariableOp", lambda a, b: a - b)]:
+def _can_update_in_place(handle, current, value):
+    """An eager variable's buffer that no tensor or array shares (``Variable._sole_owner``), same shape/dtype."""
+    return (isinstance(current, np.ndarray) and isinstance(value, np.ndarray) and current.ndim
+            and current.shape == value.shape and current.dtype == value.dtype
+            and hasattr(handle, "_sole_owner") and handle._sole_owner(current, extra_refs=1))
+
+
+for _name, _combine in [("AssignVariableOp", None), ("AssignAddVariableOp", np.add),
+                        ("AssignSubVariableOp", np.subtract)]:
     register_op(_name, kernel=_assign_kernel(_combine), infer=lambda ic: [], num_outputs=0, stateful=True,
                 doc="Writes a variable (replacing its buffer, so earlier reads stay valid).")

@@ -327,3 +327,22 @@ def test_second_order_through_a_function_reading_a_variable():
     assert float(dy) == 12.0
     d2, dv = outer.gradient(dy, [x, v])
     assert (float(d2), float(dv)) == (6.0, 4.0)
+
+
+def test_updates_inside_functions_keep_snapshots_and_reuse_unshared_buffers():
+    v = tf.Variable(np.ones(4, np.float32))
+    v.assign_add(tf.zeros(4))
+
+    @tf.function
+    def step(d):
+        v.assign_sub(d)
+        return v.read_value()
+
+    step(tf.ones(4))
+    pointer = v._value.__array_interface__["data"][0]
+    step(tf.ones(4))
+    assert v._value.__array_interface__["data"][0] == pointer  # nobody shared the buffer: updated in place
+    snapshot = step(tf.ones(4))                                  # -2, and it shares the variable's buffer
+    later = step(tf.ones(4))
+    assert snapshot.numpy().tolist() == [-2.0] * 4              # copy on write: the snapshot kept its value
+    assert later.numpy().tolist() == [-3.0] * 4
