@@ -129,3 +129,34 @@ def test_tampered_test_cells_are_reported(make_submission, tmp_path):
     notes = " ".join(r["_notes"])
     assert "points changed" in notes and "'test_unbroadcast' was edited" in notes and "'test_tape' is missing" in notes
     assert total(r) == 20
+
+
+def test_runtime_tripwire_catches_a_tape_hidden_from_the_static_check(make_submission, tmp_path):
+    # No forbidden name and no listed dynamic lookup in the source, yet the engine's own tape does the work:
+    # only the run-time tripwire (counting the engine's backward walks during the task) can see it.
+    cheat = (
+        "import engine as _e\n"
+        "_Real = _e.__getattribute__('Gradient' + 'Tape')\n"
+        "\n"
+        "def vjp(entry, dy):\n"
+        "    return GRADS[entry.op_type](entry, dy)\n"
+        "\n"
+        "class GradientTape(RecordingTape):\n"
+        "    def __init__(self, persistent=False, watch_accessed_variables=True):\n"
+        "        super().__init__()\n"
+        "        self._real = _Real(persistent=persistent)\n"
+        "    def __enter__(self):\n"
+        "        self._real.__enter__()\n"
+        "        return super().__enter__()\n"
+        "    def __exit__(self, *exc):\n"
+        "        super().__exit__(*exc)\n"
+        "        return self._real.__exit__(*exc)\n"
+        "    def watch(self, tensor):\n"
+        "        self._real.watch(tensor)\n"
+        "    def gradient(self, target, sources):\n"
+        "        return self._real.gradient(target, sources)\n")
+    assert a1.forbidden_uses(cheat) == []  # the static check alone would let it through
+    r = grade(make_submission(str(tmp_path / "t.ipynb"), replace={"tape": cheat}))
+    assert r["tape"]["score"] == 0, grading.report(r)
+    assert "called the engine's own GradientTape" in r["tape"]["messages"][0]
+    assert r["grads"]["score"] == 8  # the honest tasks of the same submission keep their points
