@@ -53,6 +53,7 @@ from . import saved_model  # noqa: F401,E402
 from .ops.logging_ops import print  # noqa: F401,E402,A004
 from .framework.graph_io import import_graph_def  # noqa: F401,E402
 from . import graph_util, io  # noqa: F401,E402
+from . import debugging  # noqa: F401,E402
 from . import autograph, compat, config, data, dtypes, errors, linalg, math, nest, nn, random, test  # noqa: F401,E402
 
 newaxis = None
