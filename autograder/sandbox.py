@@ -26,7 +26,6 @@ import json
 import os
 import shutil
 import signal
-import site
 import subprocess
 import sys
 import tempfile

@@ -7,7 +7,6 @@ attribute and it is found.
 """
 import re
 
-from .util import nest
 
 __all__ = ["Module"]
 

@@ -19,7 +19,6 @@ from .. import config_optimizer
 from ..framework import dtypes as _dtypes
 from ..framework.backend import to_numpy
 from ..framework.context import ctx
-from ..framework.errors import InvalidArgumentError
 from ..framework.executor import compile_plan
 from ..framework.graph import Graph, Operation, SymbolicTensor, get_default_graph
 from ..framework.tensor import EagerTensor

@@ -35,7 +35,6 @@ import functools
 import inspect
 import itertools
 import logging
-import weakref
 
 import numpy as np
 
@@ -46,7 +45,6 @@ from ..framework.device import default_device
 from ..framework.errors import InvalidArgumentError
 from ..framework.executor import compile_plan
 from ..framework.func_graph import FuncGraph
-from ..framework.graph import SymbolicTensor
 from ..framework.registry import get_op
 from ..framework.tensor import EagerTensor, Tensor, convert_to_tensor
 from ..framework.tensor_shape import TensorShape
@@ -512,22 +510,19 @@ class Function:
             if self._history:
                 self._history[-1] += 1
             return
-        if traced:
-            self._history.append(1)
-            while self._history and self._history_calls - self._history[0] > _RETRACE_HISTORY:
-                self._history_calls -= self._history.pop(0)
-            if self._tracing_count > 1 and self._warnings < _RETRACE_MAX_WARNINGS and \
-                    len(self._history) >= _RETRACE_THRESHOLD:
-                self._warnings += 1
-                logger.warning(
-                    f"{len(self._history)} out of the last {self._history_calls} calls to {self._python_function!r} "
-                    f"triggered tf.function retracing. Tracing is expensive, and frequent retracing usually comes "
-                    f"from (1) creating the @tf.function again inside a loop, (2) passing tensors of changing "
-                    f"shapes, or (3) passing Python values instead of tensors. For (1), define the function once, "
-                    f"outside the loop; for (2), use reduce_retracing=True or an input_signature with None "
-                    f"dimensions; for (3), pass tensors (see the tf.function guide on controlling retracing).")
-        elif self._history:
-            self._history[-1] += 1
+        self._history.append(1)
+        while self._history and self._history_calls - self._history[0] > _RETRACE_HISTORY:
+            self._history_calls -= self._history.pop(0)
+        if self._tracing_count > 1 and self._warnings < _RETRACE_MAX_WARNINGS and \
+                len(self._history) >= _RETRACE_THRESHOLD:
+            self._warnings += 1
+            logger.warning(
+                f"{len(self._history)} out of the last {self._history_calls} calls to {self._python_function!r} "
+                f"triggered tf.function retracing. Tracing is expensive, and frequent retracing usually comes "
+                f"from (1) creating the @tf.function again inside a loop, (2) passing tensors of changing "
+                f"shapes, or (3) passing Python values instead of tensors. For (1), define the function once, "
+                f"outside the loop; for (2), use reduce_retracing=True or an input_signature with None "
+                f"dimensions; for (3), pass tensors (see the tf.function guide on controlling retracing).")
 
     def __repr__(self):
         return f"<engine.function {self._name}>"

@@ -4,7 +4,7 @@
 same dtype and shape reuse one traced graph. ``None`` dimensions match any size.
 """
 from . import dtypes as _dtypes
-from .tensor_shape import TensorShape, as_shape
+from .tensor_shape import as_shape
 
 __all__ = ["TensorSpec"]
 

@@ -353,10 +353,15 @@ def _if_kernel(xp):
 
 def _if_grad(op, *grads):
     """The gradient of a cond: a cond over the gradients of its two branches."""
+    return _apply_cached_gradient(op, grads, lambda real: _CondGradient(real))
+
+
+def _apply_cached_gradient(op, grads, build):
+    """Build a control-flow op's gradient machinery once per op (cached on it), then apply it."""
     op = _real_op(op)
     info = op.__dict__.get("_control_flow_gradient")
     if info is None:
-        info = op._control_flow_gradient = _CondGradient(op)
+        info = op._control_flow_gradient = build(op)
     return info.apply(op, grads)
 
 
@@ -624,11 +629,7 @@ def _while_kernel(xp):
 
 def _while_grad(op, *grads):
     """The gradient of a while loop: a WhileGrad op runs the body's gradient over the record, in reverse."""
-    op = _real_op(op)
-    info = op.__dict__.get("_control_flow_gradient")
-    if info is None:
-        info = op._control_flow_gradient = _WhileGradient(op)
-    return info.apply(op, grads)
+    return _apply_cached_gradient(op, grads, lambda real: _WhileGradient(real))
 
 
 def _num_while_outputs(attrs):

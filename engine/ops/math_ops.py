@@ -41,7 +41,7 @@ from ..framework.errors import InvalidArgumentError, NotFoundError
 from ..framework.registry import register_op
 from ..framework.tensor import EagerTensor, Tensor
 from . import _shapes
-from ._dispatch import FLOAT, INTEGER, NUMERIC, _adopt, binary_inputs, check_dtype, execute, to_tensor
+from ._dispatch import FLOAT, INTEGER, NUMERIC, binary_inputs, check_dtype, execute, to_tensor
 
 # The names TensorFlow exports at the top level (``tf.add``); ``engine/__init__`` star-imports
 # them. Functions that live only in ``tf.math`` (``tf.math.log``) or ``tf.bitwise`` are defined
