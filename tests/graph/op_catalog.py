@@ -424,3 +424,23 @@ EXCLUDED = {
     "NoOp": "no value: test_variables_graph_vs_eager runs the initializer group",
     "PrintV2": "no value, a side effect: test_print_graph_vs_eager compares the printed text",
 }
+
+
+# --------------------------------------------------------------------------------------------
+# Area catalogs: ``op_catalog_<area>.py`` beside this file may add ``CASES``, ``INDIRECT`` and
+# ``EXCLUDED`` of their own (they import ``Case`` and the value helpers from here). Keeping each
+# area in its own file keeps this one readable.
+# --------------------------------------------------------------------------------------------
+def _load_area_catalogs():
+    import glob
+    import importlib
+    import os
+    here = os.path.dirname(os.path.abspath(__file__))
+    for path in sorted(glob.glob(os.path.join(here, "op_catalog_*.py"))):
+        module = importlib.import_module(os.path.basename(path)[:-3])
+        CASES.extend(getattr(module, "CASES", []))
+        INDIRECT.update(getattr(module, "INDIRECT", {}))
+        EXCLUDED.update(getattr(module, "EXCLUDED", {}))
+
+
+_load_area_catalogs()
