@@ -18,10 +18,12 @@ ARGS   ?=
 
 .PHONY: lab test bench install install-test clean
 
-# Jupyter refuses to run as root unless told (containers often run as root).
+# JupyterLab serves the repository root, where nbgrader_config.py configures nbgrader (its formgrader
+# needs the course root inside the server root), and opens course/. Jupyter refuses to run as root
+# unless told (containers often run as root).
 lab: $(VENV)/.installed-$(HASH)
-	PATH="$(CURDIR)/$(VENV)/bin:$$PATH" "$(CURDIR)/$(VENV)/bin/jupyter" lab --ServerApp.root_dir=course \
-		$(if $(filter 0,$(shell id -u)),--allow-root) $(ARGS)
+	PATH="$(CURDIR)/$(VENV)/bin:$$PATH" "$(CURDIR)/$(VENV)/bin/jupyter" lab --ServerApp.root_dir="$(CURDIR)" \
+		--LabApp.default_url=/lab/tree/course $(if $(filter 0,$(shell id -u)),--allow-root) $(ARGS)
 
 test: $(VENV)/.installed-test-$(HASH)
 	$(PY) -m pytest $(ARGS)

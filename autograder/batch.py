@@ -6,6 +6,10 @@ is replaced by :class:`SandboxGrade`: the notebook is graded by ``grading.py`` (
 student's code runs in the sandbox, scores are computed here) and each test cell gets
 the task's score as its output, which nbgrader's SaveAutoGrades reads as partial credit.
 Feedback HTML is generated from notebooks whose hidden-test blocks are scrubbed.
+
+What is reused across a batch: one nbgrader autograde run and one feedback run over
+every student (nbgrader's per-run setup and its HTML templates are paid once), and one
+warm sandbox worker (``sandbox.WorkerPool``) that forks a fresh child per submission.
 """
 import csv
 import json
@@ -26,6 +30,7 @@ from .sandbox import REPO
 
 HIDDEN = re.compile(r"### BEGIN HIDDEN TESTS.*?### END HIDDEN TESTS\n?", re.S)
 RESULTS = {}  # student -> results of grading.grade_notebook (this process)
+_BATCH = {"pool": None, "done": 0, "total": 0, "progress": False}  # the batch being graded now
 
 
 class SandboxGrade(NbGraderPreprocessor):
@@ -37,10 +42,14 @@ class SandboxGrade(NbGraderPreprocessor):
         student = resources["nbgrader"]["student"]
         root = self.options["root"]
         path = os.path.join(root, "submitted", student, "A1", resources["unique_key"] + ".ipynb")
+        if _BATCH["progress"]:
+            _progress(_BATCH["done"], _BATCH["total"], student)
         res = grading.grade_notebook(path, a1.student_seed(student), n=self.options.get("n", 4),
                                      item_timeout=self.options.get("item_timeout", 10.0),
-                                     total_timeout=self.options.get("total_timeout", 60.0), hide=[root])
+                                     total_timeout=self.options.get("total_timeout", 60.0), hide=[root],
+                                     pool=_BATCH["pool"])
         RESULTS[student] = res
+        _BATCH["done"] += 1
         by_cell = {r["test_cell"]: r for k, r in res.items() if not k.startswith("_")}
         for cell in nb.cells:
             gid = (cell.metadata.get("nbgrader") or {}).get("grade_id")
@@ -105,10 +114,7 @@ def grade(assignment, submissions, root=None, options=None, progress=True):
     if not r["success"]:
         raise RuntimeError(r["log"])
     students = sorted(d for d in os.listdir(submissions) if os.path.isdir(os.path.join(submissions, d)))
-    out = {}
-    for i, student in enumerate(students):
-        if progress:
-            _progress(i, len(students), student)
+    for student in students:
         d = os.path.join(submissions, student)
         d = os.path.join(d, assignment) if os.path.isdir(os.path.join(d, assignment)) else d
         dest = os.path.join(root, "submitted", student, assignment)
@@ -118,19 +124,39 @@ def grade(assignment, submissions, root=None, options=None, progress=True):
             if name.endswith(".ipynb"):
                 shutil.copy(os.path.join(d, name), os.path.join(dest, f"{assignment}.ipynb"))
         RESULTS.pop(student, None)
-        res = api.autograde(assignment, student, force=True, create=True)
+    if os.geteuid() == 0:
+        os.chmod(root, 0o700)  # the sandbox's uid (nobody) cannot enter the workspace, namespaces or not
+    from . import sandbox
+    _BATCH.update(done=0, total=len(students), progress=progress)
+    with sandbox.WorkerPool(hide=[root]) as pool:
+        _BATCH["pool"] = pool
+        try:
+            res = api.autograde(assignment, "*", force=True, create=True)
+        finally:
+            _BATCH.update(pool=None, progress=False)
+    feedback = api.generate_feedback(assignment, "*", force=True)
+    out = {}
+    for student in students:
         graded = RESULTS.get(student)
-        if not res["success"] or graded is None:
+        if graded is None:  # nbgrader could not even open the notebook (not JSON, say)
             graded = {name: {"score": 0.0, "points": p, "test_cell": t, "messages": ["could not be graded"]}
                       for name, _, t, p in a1.TASKS}
-            graded["_notes"] = [res.get("error") or "nbgrader autograde failed"]
-        api.generate_feedback(assignment, student, force=True)
+            graded["_notes"] = [_failure_for(student, res) or "nbgrader autograde failed"]
         out[student] = graded
     if progress:
         _progress(len(students), len(students), "done")
         sys.stderr.write("\n")
+    if not feedback["success"]:
+        sys.stderr.write("feedback: " + (feedback.get("error") or "")[-500:] + "\n")
     export_csv(out, os.path.join(root, f"{assignment}_grades.csv"))
     return out
+
+
+def _failure_for(student, res):
+    """nbgrader's error lines about this student, if any."""
+    text = (res.get("log") or "") + (res.get("error") or "")
+    lines = [ln.strip() for ln in text.splitlines() if student in ln]
+    return "; ".join(lines[-2:])[:300]
 
 
 def export_csv(results, path):

@@ -75,8 +75,10 @@ def assemble(sub, rel, include_tests=False):
     return cells, solutions, [s for v in extras.values() for s in v], notes
 
 
-def grade_notebook(path, seed, n=4, item_timeout=10.0, total_timeout=60.0, hide=(), assignment="A1"):
-    """Per-task results: {task: {"score", "points", "messages"}}, plus "_notes"/"_isolation"."""
+def grade_notebook(path, seed, n=4, item_timeout=10.0, total_timeout=60.0, hide=(), assignment="A1", pool=None):
+    """Per-task results: {task: {"score", "points", "messages"}}, plus "_notes"/"_isolation".
+
+    ``pool``: a :class:`sandbox.WorkerPool` shared by a batch (else one is made for this call)."""
     sub = nbformat.read(path, as_version=4)
     rel = release_notebook(assignment)
     cells, solutions, extras, notes = assemble(sub, rel)
@@ -86,7 +88,7 @@ def grade_notebook(path, seed, n=4, item_timeout=10.0, total_timeout=60.0, hide=
         task["inject"] = [ref[c] for c in a1.INJECT.get(task["name"], [])]
     plan["cells"] = cells
     done, cells_failed, run_notes, isolation = sandbox.run(plan, item_timeout=item_timeout,
-                                                           total_timeout=total_timeout, hide=hide)
+                                                           total_timeout=total_timeout, hide=hide, pool=pool)
     extra_bad = sorted({u for s in extras for u in a1.forbidden_uses(s)})
     results = {}
     for (name, cell_id, test_id, points), task in zip(a1.TASKS, plan["tasks"]):

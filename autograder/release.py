@@ -1,4 +1,5 @@
-"""``python -m autograder release``: nbgrader generate_assignment, from solutions/ into course/assignments/."""
+"""``python -m autograder release``: nbgrader generate_assignment, from solutions/ into course/assignments/,
+then nbgrader release_assignment into the exchange, where JupyterLab's assignment list finds it."""
 import os
 import shutil
 import tempfile
@@ -43,7 +44,28 @@ def generate(assignment, out_dir):
         shutil.rmtree(work, ignore_errors=True)
 
 
+def course_api():
+    """An NbGraderAPI configured by the repository's ``nbgrader_config.py`` (as the formgrader is)."""
+    from nbgrader.apps import NbGrader, NbGraderAPI
+    from nbgrader.coursedir import CourseDirectory
+    app = NbGrader()
+    app.config_file = os.path.join(REPO, "nbgrader_config")
+    app.load_config_file()
+    return NbGraderAPI(CourseDirectory(config=app.config), config=app.config)
+
+
+def publish(assignment="A1"):
+    """Copy the released ``course/assignments/<assignment>`` into the exchange (nbgrader release_assignment)."""
+    api = course_api()
+    os.makedirs(api.config.Exchange.root, exist_ok=True)
+    result = api.release_assignment(assignment)
+    if not result["success"]:
+        raise RuntimeError(f"nbgrader release_assignment failed:\n{result['log']}\n{result.get('error')}")
+    return os.path.join(api.config.Exchange.root, api.coursedir.course_id, "outbound", assignment)
+
+
 def release(assignment="A1"):
     out = os.path.join(REPO, "course", "assignments", assignment)
     generate(assignment, out)
+    publish(assignment)
     return out

@@ -1,29 +1,53 @@
-"""Run ``worker.py`` on a submission's code in a private, limited, disposable process.
+"""Run a submission's code in a private, limited, disposable process; one warm worker per batch.
+
+**Reuse.** Starting Python and importing NumPy and the engine costs about a quarter of a
+second, and copying a pristine engine another third; a batch pays both once. A
+:class:`WorkerPool` starts one *zygote* (``worker.py --serve``) that has imported
+everything, and asks it to ``fork`` a fresh child for every submission (and for every
+retry after a crash). A child starts in microseconds from the zygote's clean state, so
+every submission sees exactly the same process, and one submission cannot leave anything
+behind for the next: its child, and everything the child started, is gone before the
+next one is forked.
 
 Isolation, in layers (each one closes a hole that plain nbgrader leaves open):
 
-* **A private copy.** A fresh temporary directory holds the worker, the plan (generated
-  inputs, deleted by the worker once read) and a pristine copy of ``engine/``; it is the
-  process's working directory and HOME, and is deleted afterwards. ``../../../source``
-  leads nowhere.
+* **A private copy.** Each child runs in a fresh temporary directory (its working
+  directory and HOME) holding only its plan (generated inputs, deleted once read); the
+  zygote's pristine copy of ``engine/`` and ``worker.py`` is mounted read-only.
+  ``../../../source`` leads nowhere.
 * **Nothing of the course on its path or in its environment.** ``python -S`` (no site
-  hooks, so no editable install pointing at the repository) with ``PYTHONPATH`` =
-  the private copy + the interpreter's site-packages; a minimal environment.
-* **Not reachable.** Where unprivileged user namespaces work (``unshare -Urmn``), the
-  process gets its own mount and network namespaces in which the repository's
-  ``solutions/``, ``autograder/``, ``tests/``, ``course/``, ``.git`` and the grading
-  workspace (gradebook, other students) are covered by empty tmpfs mounts, and there is
-  no network. Without them (some CI containers) the other layers still hold and the
-  report says ``isolation: basic``.
-* **Limits.** ``resource.setrlimit`` in the process (address space, CPU seconds, number
-  of processes, file size), a per-item wall-clock timeout and a total one; the whole
+  hooks, so no editable install pointing at the repository) with ``PYTHONPATH`` = the
+  pristine copy + the interpreter's site-packages; a minimal environment.
+* **Not reachable.** Where user namespaces work (``unshare -Urmn``), the zygote gets its
+  own mount and network namespaces in which the repository's ``solutions/``,
+  ``autograder/``, ``tests/``, ``course/``, ``.git`` and the grading workspace
+  (gradebook, other students) are covered by empty tmpfs mounts, and there is no
+  network. Each child then enters a user namespace of its own, nested in the zygote's
+  (it keeps no capability over the zygote, which is also not dumpable: it cannot be
+  traced or have its memory read), and a PID namespace of its own, whose first process
+  runs the student's code: when it ends, every process it started is killed by the
+  kernel. Without user namespaces (some CI containers) the other layers still hold and
+  the report says ``isolation: basic``.
+* **Not root.** When grading runs as root, the zygote drops to ``nobody`` (uid 65534)
+  before importing anything: root is exempt from ``RLIMIT_NPROC`` and may read anything.
+  Where the Python installation lies under a folder ``nobody`` cannot enter (``/root``
+  with pyenv), that folder is covered, in the private mount namespace only, by an empty
+  tmpfs into which just the installation is mounted back.
+* **Limits.** ``resource.setrlimit`` in the child (address space, CPU seconds, number of
+  processes, file size), a per-item wall-clock timeout and a total one; the child's whole
   process group gets SIGKILL, so a SIGINT-proof loop cannot hang the batch.
-* **Crash recovery.** If the process dies (``os._exit``, a segfault, a timeout), the last
-  ``*_start`` event names the culprit (a cell or a task); it is skipped and the worker
-  runs again on what is left, so only unfinished work is lost.
+* **Crash recovery.** If the child dies (``os._exit``, a segfault, a timeout), the last
+  ``*_start`` event names the culprit (a cell or a task); it is skipped and a new child
+  runs what is left, so only unfinished work is lost. If the zygote itself dies (a child
+  may signal it), the pool starts a new one.
+
+Deliberate limits: ``/tmp`` is shared with the machine (a submission can leave a file
+there that a *later submission's own code* could read, which gives it nothing it could
+not have copied anyway); the kernel and the CPU are shared.
 """
 import json
 import os
+import select
 import shutil
 import signal
 import subprocess
@@ -33,7 +57,8 @@ import time
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 WORKER = os.path.join(os.path.dirname(os.path.abspath(__file__)), "worker.py")
-_UNSHARE = None
+NOBODY = 65534
+_UNSHARE = None  # None: not probed yet; False: unavailable; else the unshare executable
 
 
 def _site_packages():
@@ -46,59 +71,276 @@ def hidden_paths(extra=()):
     return [p for p in list(paths) + list(extra) if os.path.isdir(p)]
 
 
+def _as_user(uid):
+    return {} if uid is None else {"user": uid, "group": uid, "extra_groups": []}
+
+
+def _probe(cmd):
+    probe = tempfile.mkdtemp(prefix="grade-probe-")
+    os.chmod(probe, 0o755)
+    try:
+        return subprocess.run(cmd + ["sh", "-c", f"mount -t tmpfs none '{probe}' && mount --bind '{probe}' '{probe}' "
+                                                 f"&& mount -o remount,bind,ro '{probe}'"],
+                              capture_output=True, timeout=10).returncode == 0
+    except (OSError, subprocess.SubprocessError):
+        return False
+    finally:
+        os.rmdir(probe)
+
+
 def unshare_works():
-    """Can we make private mount + network namespaces without privileges? (cached)"""
+    """How can we make private mount + network namespaces? (cached)
+
+    Returns the ``unshare`` command prefix, or False. As root: ``unshare -mn`` (the worker then
+    drops to ``nobody`` inside); otherwise an unprivileged user namespace, ``unshare -Urmn``.
+    """
     global _UNSHARE
     if _UNSHARE is None:
         exe = shutil.which("unshare")
-        ok = False
+        _UNSHARE = False
         if exe and sys.platform.startswith("linux"):
-            try:
-                ok = subprocess.run([exe, "-Urmn", "sh", "-c", "mount -t tmpfs none /mnt 2>/dev/null || "
-                                     "mount -t tmpfs none /tmp && true"], capture_output=True,
-                                    timeout=10).returncode == 0
-            except (OSError, subprocess.SubprocessError):
-                ok = False
-        _UNSHARE = exe if ok else False
+            cmd = [exe, "-mn"] if os.geteuid() == 0 else [exe, "-Urmn"]
+            if _probe(cmd):
+                _UNSHARE = cmd
     return _UNSHARE
 
 
-def _command(box, plan_path, results_path, hide):
-    py = [sys.executable, "-S", os.path.join(box, "worker.py"), plan_path, results_path]
-    exe = unshare_works()
-    if not exe:
-        return py, "basic"
-    mounts = " && ".join(f"mount -t tmpfs -o size=1m,mode=000 none '{p}'" for p in hide) or "true"
-    return [exe, "-Urmn", "sh", "-c", mounts + ' && exec "$@"', "sh"] + py, "namespaces"
+def _blocked_for_others(path):
+    """The highest ancestor of ``path`` that a stranger (``nobody``) cannot enter, or None."""
+    parts = os.path.abspath(path).split(os.sep)
+    for k in range(2, len(parts) + 1):
+        d = os.sep.join(parts[:k])
+        try:
+            if not os.stat(d).st_mode & 0o001:
+                return d
+        except OSError:
+            return None
+    return None
 
 
-def run(plan, *, item_timeout=10.0, total_timeout=60.0, hide=(), max_restarts=6):
-    """Run the plan; returns ``(events, notes, isolation)``. ``events`` has the task results.
+def _expose(paths, staging):
+    """Shell commands (run as root in the private mount namespace) that let ``nobody`` reach
+    ``paths`` (the Python installation, say, under a ``0700`` ``/root``): each closed ancestor
+    is covered by an empty tmpfs into which only the needed folders are mounted back."""
+    by_ancestor = {}
+    for p in paths:
+        a = _blocked_for_others(p)
+        if a and p != a:
+            by_ancestor.setdefault(a, []).append(os.path.abspath(p))
+    cmds, k = [], 0
+    for ancestor, needed in sorted(by_ancestor.items()):
+        moves = []
+        for p in sorted(set(needed)):
+            stage = os.path.join(staging, str(k))
+            os.makedirs(stage, exist_ok=True)
+            k += 1
+            cmds.append(f"mount --bind '{p}' '{stage}'")
+            moves.append(f"mkdir -p '{p}' && mount --move '{stage}' '{p}'")
+        cmds.append(f"mount -t tmpfs -o size=1m,mode=755 none '{ancestor}'")
+        cmds.extend(moves)
+    return cmds
 
-    Restarts after a crash, skipping the item that crashed.
+
+class WorkerPool:
+    """One zygote for a batch; ``run_box(box, ...)`` forks a child that grades the plan in ``box``."""
+
+    def __init__(self, hide=()):
+        self.base = tempfile.mkdtemp(prefix="grade-pool-")
+        os.chmod(self.base, 0o755)
+        shutil.copy(WORKER, os.path.join(self.base, "worker.py"))
+        shutil.copytree(os.path.join(REPO, "engine"), os.path.join(self.base, "engine"),
+                        ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))
+        self.hide = hidden_paths(hide)
+        self.isolation = "namespaces" if unshare_works() else "basic"
+        # root is exempt from RLIMIT_NPROC and can read everything: the worker drops to nobody
+        # (inside the private mount namespace, where it can reach the Python installation; without
+        # namespaces, only where nobody can reach it anyway)
+        reachable = not any(_blocked_for_others(p) for p in self._needed_paths())
+        self.user = NOBODY if os.geteuid() == 0 and (self.isolation == "namespaces" or reachable) else None
+        self.proc, self._buf, self.starts = None, b"", 0
+
+    # -- the zygote -------------------------------------------------------------------------
+    def _needed_paths(self):
+        return [sys.base_prefix, sys.prefix, _site_packages(), self.base]
+
+    def _command(self):
+        py = [sys.executable, "-S", os.path.join(self.base, "worker.py"), "--serve"]
+        if self.isolation != "namespaces":
+            return py
+        mounts = [f"mount -t tmpfs -o size=1m,mode=000 none '{p}'" for p in self.hide]
+        if self.user is not None:
+            staging = os.path.join(self.base, ".staging")
+            os.makedirs(staging, exist_ok=True)
+            mounts += _expose(self._needed_paths(), staging)
+        mounts += [f"mount --bind '{self.base}' '{self.base}'", f"mount -o remount,bind,ro '{self.base}'"]
+        return unshare_works() + ["sh", "-c", " && ".join(mounts) + ' && exec "$@"', "sh"] + py
+
+    def _start(self):
+        env = {"PYTHONPATH": self.base + os.pathsep + _site_packages(), "HOME": self.base, "PATH": "/usr/bin:/bin",
+               "OMP_NUM_THREADS": "1", "OPENBLAS_NUM_THREADS": "1", "MKL_NUM_THREADS": "1",
+               "PYTHONDONTWRITEBYTECODE": "1", "LANG": "C.UTF-8", "MPLBACKEND": "Agg"}
+        if self.user is not None:
+            env["GRADER_WORKER_UID"] = str(self.user)  # the zygote drops to it first thing
+        self.proc = subprocess.Popen(self._command(), cwd=self.base, env=env, stdin=subprocess.PIPE,
+                                     stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, start_new_session=True)
+        self._buf = b""
+        self.starts += 1
+
+    def _alive(self):
+        return self.proc is not None and self.proc.poll() is None
+
+    def _readline(self, timeout):
+        """The zygote's next protocol line, or None (timeout, or the zygote is gone)."""
+        deadline = time.monotonic() + timeout
+        while b"\n" not in self._buf:
+            left = deadline - time.monotonic()
+            if left <= 0 or self.proc is None:
+                return None
+            ready, _, _ = select.select([self.proc.stdout], [], [], min(left, 0.05))
+            if ready:
+                chunk = os.read(self.proc.stdout.fileno(), 4096)
+                if not chunk:
+                    return None
+                self._buf += chunk
+        line, self._buf = self._buf.split(b"\n", 1)
+        return line.decode("ascii", "replace")
+
+    def _fork(self, box):
+        """Ask the zygote for a child on ``box``; returns its pid (restarting a dead zygote once)."""
+        for _ in range(2):
+            if not self._alive():
+                self.close_zygote()
+                self._start()
+            try:
+                self.proc.stdin.write(box.encode() + b"\n")
+                self.proc.stdin.flush()
+            except (BrokenPipeError, OSError):
+                self.close_zygote()
+                continue
+            line = self._readline(60.0)
+            if line and line.startswith("pid "):
+                return int(line.split()[1])
+            self.close_zygote()
+        raise RuntimeError("the grading worker could not be started")
+
+    def close_zygote(self):
+        if self.proc is not None:
+            _killpg(self.proc.pid)
+            try:
+                self.proc.wait(timeout=5)
+            except subprocess.TimeoutExpired:
+                pass
+            for f in (self.proc.stdin, self.proc.stdout):
+                try:
+                    f.close()
+                except OSError:
+                    pass
+            self.proc = None
+
+    # -- one run --------------------------------------------------------------------------------
+    def new_box(self):
+        box = tempfile.mkdtemp(prefix="grade-box-")
+        if self.user is not None:
+            os.chown(box, self.user, self.user)
+        return box
+
+    def run_box(self, box, item_timeout, total_timeout):
+        """Fork a child on ``box`` (``plan.json`` already there); wait; returns (events, timed_out)."""
+        results_path = os.path.join(box, "results.jsonl")
+        pid = self._fork(box)
+        t0 = last = time.monotonic()
+        size, timed_out, exited = 0, False, False
+        while True:
+            line = self._readline(0.02)
+            if line is not None and line.startswith(f"exit {pid} "):
+                exited = True
+                break
+            if line is None and not self._alive() and not _exists(pid):
+                break  # the zygote died (and so did the child)
+            now = time.monotonic()
+            try:
+                s = os.path.getsize(results_path)
+            except OSError:
+                s = 0
+            if s != size:
+                size, last = s, now
+            if now - last > item_timeout or now - t0 > max(total_timeout, 1.0):
+                timed_out = True
+                break
+        if not exited:
+            _killpg(pid)
+            if self._alive():
+                line = self._readline(5.0)
+                if not (line or "").startswith(f"exit {pid} "):
+                    self.close_zygote()
+        return _read_events(results_path), timed_out
+
+    def close(self):
+        self.close_zygote()
+        shutil.rmtree(self.base, ignore_errors=True)
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+
+
+def _exists(pid):
+    try:
+        os.kill(pid, 0)
+        return True
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+
+
+def _killpg(pid):
+    try:
+        os.killpg(pid, signal.SIGKILL)
+    except (ProcessLookupError, PermissionError):
+        pass
+
+
+def _read_events(results_path):
+    events = []
+    try:
+        with open(results_path, "rb") as f:
+            data = f.read(64 << 20)
+        for line in data.decode("utf-8", "replace").splitlines():
+            try:
+                ev = json.loads(line)
+            except ValueError:
+                continue  # a half-written or forged line is ignored
+            if isinstance(ev, dict):
+                events.append(ev)
+    except OSError:
+        pass
+    return events
+
+
+def run(plan, *, item_timeout=10.0, total_timeout=60.0, hide=(), max_restarts=6, pool=None):
+    """Run the plan; returns ``(tasks_done, cells_failed, notes, isolation)``.
+
+    Restarts after a crash, skipping the item that crashed. Without ``pool``, a pool is
+    made for this one run (what ``check`` does); ``batch.grade`` shares one.
     """
+    if pool is None:
+        with WorkerPool(hide) as own:
+            return run(plan, item_timeout=item_timeout, total_timeout=total_timeout, max_restarts=max_restarts,
+                       pool=own)
     plan = dict(plan)
     skip_cells, skip_tasks = set(), set()
     tasks_done, notes, cells_failed = {}, [], {}
-    isolation = "basic"
     start_all = time.monotonic()
     for attempt in range(max_restarts + 1):
-        box = tempfile.mkdtemp(prefix="grade-")
+        box = pool.new_box()
         try:
-            shutil.copy(WORKER, os.path.join(box, "worker.py"))
-            shutil.copytree(os.path.join(REPO, "engine"), os.path.join(box, "engine"))
-            plan_path, results_path = os.path.join(box, "plan.json"), os.path.join(box, "results.jsonl")
             plan["skip_cells"], plan["skip_tasks"] = sorted(skip_cells), sorted(skip_tasks | set(tasks_done))
-            with open(plan_path, "w") as f:
+            with open(os.path.join(box, "plan.json"), "w") as f:
                 json.dump(plan, f)
-            env = {"PYTHONPATH": box + os.pathsep + _site_packages(), "HOME": box, "PATH": "/usr/bin:/bin",
-                   "OMP_NUM_THREADS": "1", "OPENBLAS_NUM_THREADS": "1", "MKL_NUM_THREADS": "1",
-                   "PYTHONDONTWRITEBYTECODE": "1", "LANG": "C.UTF-8", "MPLBACKEND": "Agg"}
-            cmd, isolation = _command(box, plan_path, results_path, hidden_paths(hide))
-            proc = subprocess.Popen(cmd, cwd=box, env=env, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
-                                    stderr=subprocess.DEVNULL, start_new_session=True)
-            events, timed_out = _watch(proc, results_path, item_timeout,
-                                       total_timeout - (time.monotonic() - start_all))
+            events, timed_out = pool.run_box(box, item_timeout, total_timeout - (time.monotonic() - start_all))
         finally:
             shutil.rmtree(box, ignore_errors=True)
         current, finished = None, False
@@ -135,43 +377,4 @@ def run(plan, *, item_timeout=10.0, total_timeout=60.0, hide=(), max_restarts=6)
         if time.monotonic() - start_all > total_timeout:
             notes.append("total time limit reached")
             break
-    return tasks_done, cells_failed, notes, isolation
-
-
-def _watch(proc, results_path, item_timeout, total_timeout):
-    """Wait for the worker; kill its process group on timeout. Returns (events, timed_out)."""
-    t0 = last = time.monotonic()
-    size = 0
-    timed_out = False
-    while proc.poll() is None:
-        time.sleep(0.02)
-        now = time.monotonic()
-        try:
-            s = os.path.getsize(results_path)
-        except OSError:
-            s = 0
-        if s != size:
-            size, last = s, now
-        if now - last > item_timeout or now - t0 > max(total_timeout, 1.0):
-            timed_out = True
-            break
-    if proc.poll() is None or timed_out:
-        try:
-            os.killpg(proc.pid, signal.SIGKILL)
-        except ProcessLookupError:
-            pass
-        proc.wait()
-    events = []
-    try:
-        with open(results_path, "rb") as f:
-            data = f.read(64 << 20)
-        for line in data.decode("utf-8", "replace").splitlines():
-            try:
-                ev = json.loads(line)
-            except ValueError:
-                continue  # a half-written or forged line is ignored
-            if isinstance(ev, dict):
-                events.append(ev)
-    except OSError:
-        pass
-    return events, timed_out
+    return tasks_done, cells_failed, notes, pool.isolation

@@ -1,7 +1,10 @@
 """The sandboxed side of grading: run a student's notebook code and *produce outputs*, nothing more.
 
-This file is copied into a private temporary directory and run there as
-``python -S worker.py plan.json results.jsonl`` (see ``sandbox.py``). It imports only
+This file is copied, with a pristine engine, into a private directory and run there as
+``python -S worker.py --serve`` (see ``sandbox.py``): it imports NumPy and the engine
+once, then forks one child per submission, which runs ``main`` in the submission's own
+temporary directory. (``python -S worker.py plan.json results.jsonl`` runs one plan
+directly, without forking: handy when debugging the harness.) It imports only
 NumPy and a pristine copy of ``engine``. It never sees expected values, scores,
 solutions or the gradebook: it receives generated *inputs* (the plan), runs the
 student's functions on them, and writes their *outputs* as JSON lines. The grader
@@ -237,6 +240,9 @@ HARNESS = {"record": h_record, "backward_order": h_backward_order, "backprop": h
 
 
 # --------------------------------------------------------------------------------------------
+_FRESH_USER_NAMESPACE = False  # set in a child that entered a user namespace of its own
+
+
 def _limit_resources(plan):
     import resource
     mb = plan.get("memory_mb", 2048)
@@ -246,10 +252,15 @@ def _limit_resources(plan):
             resource.setrlimit(what, (value, value))
         except (ValueError, OSError):
             pass
-    try:  # processes: what this uid runs now, plus a few (RLIMIT_NPROC counts per uid)
-        uid = os.getuid()
-        mine = sum(1 for p in os.listdir("/proc") if p.isdigit() and _owner(p) == uid)
-        resource.setrlimit(resource.RLIMIT_NPROC, (mine + 4, mine + 4))
+    # Processes. The kernel counts them per user *per user namespace*: in a fresh one only
+    # this child's own count, else every process of this uid (plus a few for the student).
+    try:
+        if _FRESH_USER_NAMESPACE:
+            limit = 8
+        else:
+            uid = os.getuid()
+            limit = sum(1 for p in os.listdir("/proc") if p.isdigit() and _owner(p) == uid) + 4
+        resource.setrlimit(resource.RLIMIT_NPROC, (limit, limit))
     except (ValueError, OSError):
         pass
 
@@ -259,6 +270,63 @@ def _owner(pid):
         return os.stat(f"/proc/{pid}").st_uid
     except OSError:
         return -1
+
+
+# --------------------------------------------------------------------------------------------
+# Serving a batch: import once, fork a fresh child per submission
+# --------------------------------------------------------------------------------------------
+CLONE_NEWUSER, CLONE_NEWPID = 0x10000000, 0x20000000
+PR_SET_PDEATHSIG, PR_SET_DUMPABLE, PR_SET_NO_NEW_PRIVS = 1, 4, 38
+
+
+def serve():
+    """The zygote. Reads box paths from stdin; for each, forks a child and reports
+    ``pid <pid>`` then ``exit <pid> <wait status>`` on stdout."""
+    import ctypes
+    import signal
+    import engine  # noqa: F401 - imported once here, inherited by every child
+    import engine.eager.tape  # noqa: F401
+    libc = ctypes.CDLL(None, use_errno=True)
+    libc.prctl(PR_SET_DUMPABLE, 0, 0, 0, 0)  # children may not trace this process or read its memory
+    libc.prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)  # it dies with the grader
+    out = sys.stdout
+    for line in sys.stdin:
+        box = line.strip()
+        if not box:
+            continue
+        pid = os.fork()
+        if pid == 0:
+            _child(box, libc)  # never returns
+        out.write(f"pid {pid}\n")
+        out.flush()
+        _, status = os.waitpid(pid, 0)
+        out.write(f"exit {pid} {status}\n")
+        out.flush()
+
+
+def _child(box, libc):
+    """In the forked child: a new session, no inherited pipes, the box as home, then (where the
+    kernel allows) a user namespace and a PID namespace of its own; run the plan; never return."""
+    global _FRESH_USER_NAMESPACE
+    try:
+        os.setsid()
+        null = os.open(os.devnull, os.O_RDWR)
+        for fd in (0, 1):  # the zygote's protocol pipes are not the student's
+            os.dup2(null, fd)
+        os.chdir(box)
+        os.environ["HOME"] = box
+        libc.prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0)
+        if libc.unshare(CLONE_NEWUSER | CLONE_NEWPID) == 0:
+            _FRESH_USER_NAMESPACE = True
+            pid = os.fork()  # becomes PID 1 of the new namespace: when it ends, all it started dies
+            if pid:
+                _, status = os.waitpid(pid, 0)
+                os._exit(os.waitstatus_to_exitcode(status) & 0x7F)
+            # and it dies with this child, even if the student's code leaves the process group
+            libc.prctl(PR_SET_PDEATHSIG, 9, 0, 0, 0)
+        main("plan.json", "results.jsonl")
+    finally:
+        os._exit(70)
 
 
 def main(plan_path, results_path):
@@ -339,5 +407,18 @@ def main(plan_path, results_path):
     os._exit(0)
 
 
+def _drop_privileges():
+    """Started as root: become GRADER_WORKER_UID (``nobody``) for good, with no capabilities."""
+    uid = os.environ.pop("GRADER_WORKER_UID", None)
+    if uid is not None and os.getuid() == 0:
+        os.setgroups([])
+        os.setgid(int(uid))
+        os.setuid(int(uid))
+
+
 if __name__ == "__main__":
-    main(sys.argv[1], sys.argv[2])
+    if sys.argv[1:] == ["--serve"]:
+        _drop_privileges()
+        serve()
+    else:
+        main(sys.argv[1], sys.argv[2])

@@ -82,8 +82,8 @@ def test_makefile_lab_and_test_targets():
         assert command.split()[0] == "make" and target in rules, f"Makefile has no target for `{command}`"
     assert any("pytest" in line for line in rules["test"])
     lab = " ".join(rules["lab"])
-    # JupyterLab serves course/ but starts from the root, where nbgrader_config.py configures nbgrader
-    assert "root_dir=course" in lab and "jupyter" in lab and " lab" in lab
+    # JupyterLab serves the root, where nbgrader_config.py configures nbgrader, and opens course/
+    assert "root_dir=" in lab and "/lab/tree/course" in lab and "jupyter" in lab and " lab" in lab
     assert "-m bench" in " ".join(rules["bench"])
 
 
