@@ -13,6 +13,8 @@ A pipeline is a graph of dataset objects, built lazily and pulled by an iterator
 Read in this order: ``dataset_ops.py`` (the model and the public methods),
 ``structure.py`` (how elements are described and stored), ``sources.py``,
 ``functions.py`` (``map`` traces its function once), ``transforms.py``,
+``padding.py`` (``padded_batch``), ``nested.py`` (``interleave``,
+``group_by_window``, ``bucket_by_sequence_length``: functions returning datasets),
 ``prefetch.py`` (the thread), ``iterator_ops.py``, and ``graph_ops.py``
 (datasets inside ``tf.function``: ``reduce``, AutoGraph's ``for`` loops,
 ``iter``/``next`` in graphs).

@@ -83,9 +83,27 @@ class Dataset:
 
     @staticmethod
     def range(*args, output_type=dtypes.int64, name=None):
-        """``range(stop)``, ``range(start, stop[, step])`` as int64 scalars (like Python's ``range``)."""
+        """``range(stop)``, ``range(start, stop[, step])`` as int64 scalars (like Python's ``range``).
+
+        ``output_type`` picks another dtype (``tf.int32``, ``tf.float32``...).
+        """
         from .sources import _RangeDataset
         return _RangeDataset(*args, output_type=output_type)
+
+    @staticmethod
+    def from_generator(generator, output_types=None, output_shapes=None, args=None, output_signature=None,
+                       name=None):
+        """Elements yielded by ``generator(*args)`` (called anew for every pass), checked against a signature.
+
+        Give ``output_signature`` (a nest of ``tf.TensorSpec``), or the older
+        ``output_types`` (+ ``output_shapes``). ``args`` are converted to tensors and
+        passed to the generator as NumPy values. See ``sources._GeneratorDataset``.
+        """
+        from .sources import _GeneratorDataset, generator_signature
+        if not callable(generator):
+            raise TypeError("`generator` must be a Python callable.")
+        return _GeneratorDataset(generator, generator_signature(output_types, output_shapes, output_signature),
+                                 args)
 
     @staticmethod
     def zip(*args, datasets=None, name=None):
@@ -131,6 +149,44 @@ class Dataset:
         from .transforms import _BatchDataset
         _check_parallelism(num_parallel_calls, "ParallelBatchDataset")
         return _BatchDataset(self, batch_size, drop_remainder)
+
+    def padded_batch(self, batch_size, padded_shapes=None, padding_values=None, drop_remainder=False, name=None):
+        """Batch elements of different shapes, padding each component at the end (see ``padding.py``).
+
+        ``padded_shapes``: per component, the shape to pad to (``None``/``-1``: the
+        largest in the batch; the default for every unknown dimension).
+        ``padding_values``: per component, a scalar (default 0, ``False``, ``b""``).
+        """
+        from .padding import _PaddedBatchDataset
+        return _PaddedBatchDataset(self, batch_size, padded_shapes, padding_values, drop_remainder)
+
+    def interleave(self, map_func, cycle_length=None, block_length=None, num_parallel_calls=None,
+                   deterministic=None, name=None):
+        """Map each element to a dataset and interleave them: ``cycle_length`` open at once, ``block_length``
+        consecutive elements from each in turn, in TF's deterministic order (see ``nested.py``).
+
+        ``map_func`` is called eagerly, once per input element (a deliberate difference:
+        TF traces it). ``num_parallel_calls`` is validated; the engine interleaves
+        sequentially, so the order is always the deterministic one.
+        """
+        from .nested import _InterleaveDataset
+        _check_parallelism(num_parallel_calls, "ParallelInterleaveDatasetV4")
+        return _InterleaveDataset(self, map_func, cycle_length, block_length)
+
+    def group_by_window(self, key_func, reduce_func, window_size=None, window_size_func=None, name=None):
+        """Group elements by ``key_func`` (an int64 scalar) into windows, each reduced by ``reduce_func(key, window)``
+        to a dataset whose elements are produced (see ``nested.py``)."""
+        from .nested import group_by_window
+        return group_by_window(self, key_func, reduce_func, window_size, window_size_func)
+
+    def bucket_by_sequence_length(self, element_length_func, bucket_boundaries, bucket_batch_sizes,
+                                  padded_shapes=None, padding_values=None, pad_to_bucket_boundary=False,
+                                  no_padding=False, drop_remainder=False, name=None):
+        """Batch elements of similar length together: ``group_by_window`` by length bucket + ``padded_batch``."""
+        from .nested import bucket_by_sequence_length
+        return bucket_by_sequence_length(self, element_length_func, bucket_boundaries, bucket_batch_sizes,
+                                         padded_shapes, padding_values, pad_to_bucket_boundary, no_padding,
+                                         drop_remainder)
 
     def unbatch(self, name=None):
         """The inverse of ``batch``: split every element along its first dimension."""

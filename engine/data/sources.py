@@ -1,4 +1,5 @@
-"""Source datasets: where elements come from (``from_tensor_slices``, ``from_tensors``, ``range``).
+"""Source datasets: where elements come from (``from_tensor_slices``, ``from_tensors``, ``range``,
+``from_generator``).
 
 A source holds host NumPy arrays (copied once, when the dataset is built, and
 made read-only) and its iterator hands out rows of them. Slicing a row of a
@@ -22,7 +23,7 @@ from ..util import nest
 from . import structure
 from .dataset_ops import INFINITE_CARDINALITY, Dataset
 
-__all__ = ["_TensorSliceDataset", "_TensorDataset", "_RangeDataset"]
+__all__ = ["_TensorSliceDataset", "_TensorDataset", "_RangeDataset", "_GeneratorDataset", "generator_signature"]
 
 _INT64_MAX = int(np.iinfo(np.int64).max)
 
@@ -167,3 +168,151 @@ class _RangeIterator:
         self._next = value + count * self._step
         return (np.arange(value, value + count * self._step, self._step, dtype=np.int64).astype(self._type,
                                                                                                 copy=False),)
+
+
+# --------------------------------------------------------------------------------------
+# from_generator: elements produced by a Python generator, checked against a signature
+# --------------------------------------------------------------------------------------
+class _GeneratorDataset(Dataset):
+    """``from_generator(generator, output_signature=..., args=...)``.
+
+    Every pass (``iter``) calls ``generator(*args)`` anew (``args`` are converted to
+    tensors once and handed to the generator as NumPy values, strings as ``bytes``,
+    as TF does). Each yielded value is checked against the signature, in TF's
+    order and with TF's messages (raised as ``InvalidArgumentError`` at ``next``):
+    its *structure* (a tuple yielded where a tuple is expected...), then each
+    component's *dtype* (converted with NumPy, as TF's ``py_func`` does), then its
+    *shape* (compatible with the signature's, ``None`` matching any size).
+    The cardinality is unknown (-2): a generator's length cannot be known.
+
+    Deliberate difference: TF runs the generator through a ``py_func`` op; here
+    it is called directly by the iterator (in the prefetch thread if there is one).
+    """
+
+    def __init__(self, generator, output_signature, args):
+        self._generator = generator
+        self._element_spec = output_signature
+        self._specs = structure.flat_specs(output_signature)
+        if args is None:
+            self._args = ()
+        else:
+            args = tuple(args) if isinstance(args, (list, tuple)) else (args,)
+            with structure.host_scope():
+                self._args = tuple(structure.host_value(_host_arrays(structure.normalize_element(a, "args"))[0])
+                                   for a in args)
+            self._args = tuple(bytes(a) if isinstance(a, np.bytes_) else a for a in self._args)
+
+    def _cardinality(self):
+        return -2
+
+    def _make_iterator(self):
+        return _GeneratorIterator(iter(self._generator(*self._args)), self._element_spec, self._specs)
+
+    def _describe(self):
+        return f"GeneratorDataset({getattr(self._generator, '__name__', 'generator')})"
+
+
+def _yield_error(message):
+    return InvalidArgumentError(None, None, f"TypeError: `generator` {message} [Op:IteratorGetNext]")
+
+
+def _dtype_name(spec_tree):
+    return str(nest.map_structure(lambda s: _DtypeRepr(s.dtype), spec_tree))
+
+
+class _DtypeRepr:
+    def __init__(self, dtype):
+        self.dtype = dtype
+
+    def __repr__(self):
+        return f"tf.{self.dtype.name}"
+
+
+class _GeneratorIterator:
+    __slots__ = ("_it", "_spec", "_specs")
+
+    def __init__(self, iterator, spec, specs):
+        self._it, self._spec, self._specs = iterator, spec, specs
+
+    def _flatten(self, value):
+        """The components of ``value``, flattened only down to the signature's leaves (TF's ``flatten_up_to``)."""
+        def flatten_up_to(spec, v):
+            if isinstance(spec, TensorSpec):
+                return [v]
+            if isinstance(spec, dict):
+                if not isinstance(v, dict) or set(v) != set(spec):
+                    raise TypeError
+                return [c for k in sorted(spec) for c in flatten_up_to(spec[k], v[k])]
+            if not isinstance(v, (tuple, list)) or len(v) != len(spec):   # a list counts as a tuple here
+                raise TypeError
+            return [c for s, x in zip(spec, v) for c in flatten_up_to(s, x)]
+        try:
+            return flatten_up_to(self._spec, value)
+        except TypeError:
+            raise _yield_error(f"yielded an element that did not match the expected structure. The expected "
+                               f"structure was {_dtype_name(self._spec)}, but the yielded element was "
+                               f"{value}.") from None
+
+    def __next__(self):
+        value = next(self._it)
+        out = []
+        for spec, v in zip(self._specs, self._flatten(value)):
+            if isinstance(v, EagerTensor):
+                v = v.numpy()
+            try:
+                if spec.dtype == dtypes.string:
+                    a = np.asarray(v)
+                    if a.dtype.kind not in "SUO":
+                        raise ValueError
+                    a = np.vectorize(lambda s: s.encode() if isinstance(s, str) else bytes(s), otypes=[object])(a) \
+                        if a.size else a.astype(object)
+                else:
+                    a = np.asarray(v, dtype=spec.dtype.as_numpy_dtype)
+            except (ValueError, TypeError):
+                raise _yield_error(f"yielded an element that could not be converted to the expected type. The "
+                                   f"expected type was {spec.dtype.name}, but the yielded element was {v}.") from None
+            if not spec.shape.is_compatible_with(TensorShape(a.shape)):
+                raise _yield_error(f"yielded an element of shape {a.shape} where an element of shape "
+                                   f"{tuple(spec.shape.as_list()) if spec.shape.rank is not None else None} was "
+                                   f"expected.")
+            out.append(structure.host_value(a))
+        return tuple(out)
+
+
+def generator_signature(output_types, output_shapes, output_signature):
+    """The element spec of ``from_generator`` from its arguments (TF's argument rules and messages)."""
+    if output_signature is not None:
+        if output_types is not None:
+            raise TypeError("The `output_types` argument can not be used together with the `output_signature` "
+                            "argument.")
+        if output_shapes is not None:
+            raise TypeError("The `output_shapes` argument can not be used together with the `output_signature` "
+                            "argument.")
+        for spec in nest.flatten(output_signature):
+            if not isinstance(spec, TensorSpec):
+                raise TypeError(f"`output_signature` must contain objects that are subclass of `tf.TypeSpec` but "
+                                f"found {type(spec)} which is not.")
+        return output_signature
+    if output_types is None:
+        raise TypeError("To specify the output signature you need to provide either the `output_signature` "
+                        "argument or the `output_types` argument.")
+    if output_shapes is None:
+        return nest.map_structure(lambda t: TensorSpec(TensorShape(None), dtypes.as_dtype(t)), output_types)
+    flat_types = nest.flatten(output_types)
+    if len(flat_types) == 1 and not nest.is_nested(output_types):
+        shapes = [output_shapes]
+    else:
+        shapes = _flatten_shapes_up_to(output_types, output_shapes)
+    specs = [TensorSpec(TensorShape(s), dtypes.as_dtype(t)) for t, s in zip(flat_types, shapes)]
+    return nest.pack_sequence_as(output_types, specs) if nest.is_nested(output_types) else specs[0]
+
+
+def _flatten_shapes_up_to(types, shapes):
+    """Shapes are lists themselves: flatten ``shapes`` only as deep as the ``types`` structure."""
+    if isinstance(types, dict):
+        return [s for k in sorted(types) for s in _flatten_shapes_up_to(types[k], shapes[k])]
+    if isinstance(types, (tuple, list)):
+        if len(types) != len(shapes):
+            raise ValueError(f"The two structures don't have the same sequence length: {types} and {shapes}.")
+        return [s for t, sh in zip(types, shapes) for s in _flatten_shapes_up_to(t, sh)]
+    return [shapes]

@@ -17,9 +17,9 @@ Deliberate differences from Keras are listed in each module's docstring
 while following the same seed rules, ...).
 """
 from . import activations, backend, callbacks, datasets, initializers, layers, losses, metrics, models  # noqa: F401
-from . import optimizers, utils  # noqa: F401
+from . import optimizers, regularizers, utils  # noqa: F401
 from .layers import Input, Layer  # noqa: F401
 from .models import Model, Sequential  # noqa: F401
 
 __all__ = ["Input", "Layer", "Model", "Sequential", "activations", "backend", "callbacks", "datasets",
-           "initializers", "layers", "losses", "metrics", "models", "optimizers", "utils"]
+           "initializers", "layers", "losses", "metrics", "models", "optimizers", "regularizers", "utils"]

@@ -9,7 +9,7 @@ from ..ops import math_ops, nn_ops
 from ..ops._dispatch import to_tensor
 
 __all__ = ["relu", "relu6", "leaky_relu", "elu", "selu", "softplus", "softsign", "sigmoid", "tanh", "softmax",
-           "log_softmax", "gelu", "silu", "swish", "exponential", "linear", "get", "serialize"]
+           "log_softmax", "gelu", "silu", "swish", "exponential", "linear", "hard_sigmoid", "get", "serialize"]
 
 
 def relu(x, negative_slope=0.0, max_value=None, threshold=0.0):
@@ -91,6 +91,15 @@ def silu(x):
 swish = silu
 
 
+def hard_sigmoid(x):
+    """A piecewise-linear sigmoid: ``clip(x / 6 + 0.5, 0, 1)`` (Keras 3's definition)."""
+    x = to_tensor(x)
+    one = to_tensor(1.0, dtype=x.dtype)
+    zero = to_tensor(0.0, dtype=x.dtype)
+    return math_ops.maximum(math_ops.minimum(x / to_tensor(6.0, dtype=x.dtype) + to_tensor(0.5, dtype=x.dtype), one),
+                            zero)
+
+
 def exponential(x):
     return math_ops.exp(x)
 
@@ -101,7 +110,7 @@ def linear(x):
 
 
 _BY_NAME = {f.__name__: f for f in (relu, relu6, leaky_relu, elu, selu, softplus, softsign, sigmoid, tanh,
-                                     softmax, log_softmax, gelu, silu, exponential, linear)}
+                                     softmax, log_softmax, gelu, silu, exponential, linear, hard_sigmoid)}
 _BY_NAME["swish"] = silu
 
 

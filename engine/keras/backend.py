@@ -103,3 +103,25 @@ def num_replicas_in_sync():
         return int(getattr(replica, "num_replicas_in_sync", 1))
     strategy = current_strategy()
     return int(getattr(strategy, "num_replicas_in_sync", 1)) if strategy is not None else 1
+
+
+def current_call_depth():
+    """How many layer calls enclose this point (0 outside any: the next call is the *outermost* one)."""
+    return len(_stack())
+
+
+# --------------------------------------------------------------------------------------
+# Symbolic tracing: a layer run only to learn its output shapes (functional API)
+# --------------------------------------------------------------------------------------
+def in_symbolic_trace():
+    """True while ``keras_tensor.compute_output_spec`` traces a call for its shapes (``add_loss`` records nothing)."""
+    return getattr(_local, "symbolic", 0) > 0
+
+
+@contextlib.contextmanager
+def symbolic_trace():
+    _local.symbolic = getattr(_local, "symbolic", 0) + 1
+    try:
+        yield
+    finally:
+        _local.symbolic -= 1

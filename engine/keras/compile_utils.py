@@ -11,6 +11,10 @@ If that batch is traced by ``tf.function``, the metric variables are created
 during the first trace, which tf.function allows (they are lifted out of the
 graph). It appears in ``model.metrics`` as one entry named ``compile_metrics``,
 as in Keras 3.
+
+``metrics`` ignore ``sample_weight`` (and so ``class_weight``); only
+``weighted_metrics`` use it, as in Keras 3. A weighted metric whose name is
+already taken by an unweighted one is reported as ``weighted_<name>``.
 """
 from ..framework.tensor import convert_to_tensor
 from ..ops import math_ops
@@ -99,15 +103,32 @@ class CompileMetrics:
 
     name = "compile_metrics"
 
-    def __init__(self, metrics):
-        if isinstance(metrics, dict):
-            raise NotImplementedError("Per-output metrics (a dict) are not implemented in the engine; pass a list.")
-        self._identifiers = list(metrics) if isinstance(metrics, (list, tuple)) else [metrics]
+    def __init__(self, metrics, weighted_metrics=None):
+        self._identifiers = self._as_list(metrics, "metrics")
+        self._weighted_identifiers = self._as_list(weighted_metrics, "weighted_metrics")
         self.metrics = []
+        self._unweighted = []
+        self._weighted = []
         self.built = False
 
+    @staticmethod
+    def _as_list(metrics, argument):
+        if not metrics:
+            return []
+        if isinstance(metrics, dict):
+            raise NotImplementedError(f"Per-output {argument} (a dict) are not implemented in the engine; pass a "
+                                      f"list.")
+        return list(metrics) if isinstance(metrics, (list, tuple)) else [metrics]
+
     def build(self, y_true, y_pred):
-        self.metrics = [get_metric(m, y_true, y_pred) for m in self._identifiers]
+        self._unweighted = [get_metric(m, y_true, y_pred) for m in self._identifiers]
+        self._weighted = [get_metric(m, y_true, y_pred) for m in self._weighted_identifiers]
+        taken = {m.name for m in self._unweighted}
+        for m in self._weighted:
+            if m.name in taken:
+                m.name = f"weighted_{m.name}"
+            taken.add(m.name)
+        self.metrics = self._unweighted + self._weighted
         self.built = True
 
     @property
@@ -117,7 +138,9 @@ class CompileMetrics:
     def update_state(self, y_true, y_pred, sample_weight=None):
         if not self.built:
             self.build(y_true, y_pred)
-        for m in self.metrics:
+        for m in self._unweighted:
+            m.update_state(y_true, y_pred)
+        for m in self._weighted:
             m.update_state(y_true, y_pred, sample_weight=sample_weight)
 
     def result(self):

@@ -16,6 +16,11 @@ Two kinds of input are accepted:
 
 :func:`train_validation_split` implements ``validation_split``: the *last*
 fraction of the arrays, taken before any shuffling.
+
+``class_weight`` (``fit``) becomes per-sample weights read from the labels
+(:func:`class_weight_to_sample_weights`: the class of a one-hot row is its
+argmax, a ``(n, 1)`` or ``(n,)`` label is rounded to an int; classes missing
+from the dict weigh 1.0): computed once for arrays, per batch for datasets.
 """
 import math
 import warnings
@@ -27,7 +32,8 @@ from ..framework.tensor import EagerTensor, Tensor, convert_to_tensor
 from ..ops import math_ops, random_ops
 from ..util import nest
 
-__all__ = ["EpochIterator", "unpack_x_y_sample_weight", "pack_x_y_sample_weight", "train_validation_split"]
+__all__ = ["EpochIterator", "unpack_x_y_sample_weight", "pack_x_y_sample_weight", "train_validation_split",
+           "class_weight_to_sample_weights"]
 
 
 def unpack_x_y_sample_weight(data):
@@ -52,6 +58,25 @@ def pack_x_y_sample_weight(x, y=None, sample_weight=None):
     if sample_weight is None:
         return (x, y)
     return (x, y, sample_weight)
+
+
+def class_weight_to_sample_weights(y, class_weight):
+    """Per-sample float32 weights ``class_weight.get(class_of(y[i]), 1.0)`` (Keras 3's rule)."""
+    if isinstance(y, (dict, list, tuple)) and not isinstance(y, np.ndarray):
+        raise ValueError("`class_weight` is only supported for Models with a single output.")
+    y = np.asarray(y.numpy() if hasattr(y, "numpy") else y)
+    weights = np.ones((y.shape[0],), dtype=np.float32)
+    if y.ndim > 1:
+        y = np.argmax(y, axis=-1) if y.shape[-1] != 1 else np.squeeze(y, axis=-1)
+    classes = np.round(y).astype(np.int32)
+    for i, c in enumerate(classes.reshape(-1)[:weights.shape[0]]):
+        weights[i] = class_weight.get(int(c), 1.0)
+    return weights
+
+
+def _check_class_weight(sample_weight):
+    if sample_weight is not None:
+        raise ValueError("You cannot `class_weight` and `sample_weight` at the same time.")
 
 
 def _is_array(x):
@@ -116,10 +141,15 @@ def _as_tensors(batch):
 class EpochIterator:
     """Batches for one pass (epoch) at a time: ``for step, batch in it.enumerate_epoch(): ...``."""
 
-    def __init__(self, x, y=None, sample_weight=None, batch_size=None, steps_per_epoch=None, shuffle=False):
+    def __init__(self, x, y=None, sample_weight=None, batch_size=None, steps_per_epoch=None, shuffle=False,
+                 class_weight=None):
         self.steps_per_epoch = steps_per_epoch
         self._iterator = None
+        self._class_weight = class_weight or None
         if is_array_data(x):
+            if self._class_weight is not None:
+                _check_class_weight(sample_weight)
+                sample_weight = class_weight_to_sample_weights(_to_numpy(y), self._class_weight)
             self._arrays = pack_x_y_sample_weight(_to_numpy(x), _to_numpy(y), _to_numpy(sample_weight))
             sizes = {a.shape[0] for a in nest.flatten(self._arrays) if a is not None}
             if len(sizes) != 1:
@@ -170,10 +200,18 @@ class EpochIterator:
                 batch = nest.map_structure(lambda a: None if a is None else a[index], self._arrays)
             yield step, _as_tensors(_strip_none(batch))
 
+    def _batch_from_dataset(self, element):
+        batch = _as_tuple(element)
+        if self._class_weight is not None:
+            x, y, sample_weight = unpack_x_y_sample_weight(batch)
+            _check_class_weight(sample_weight)
+            batch = (x, y, class_weight_to_sample_weights(y, self._class_weight))
+        return _as_tensors(batch)
+
     def _dataset_epoch(self):
         if self.steps_per_epoch is None:
             for step, element in enumerate(self._dataset):
-                yield step, _as_tensors(_as_tuple(element))
+                yield step, self._batch_from_dataset(element)
             return
         for step in range(self.steps_per_epoch):
             if self._iterator is None:
@@ -185,7 +223,7 @@ class EpochIterator:
                 warnings.warn("Your input ran out of data; interrupting epoch. Make sure that your dataset or "
                               "generator can generate at least `steps_per_epoch * epochs` batches.")
                 return
-            yield step, _as_tensors(_as_tuple(element))
+            yield step, self._batch_from_dataset(element)
 
 
 def _as_tuple(element):

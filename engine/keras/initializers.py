@@ -27,10 +27,11 @@ import math
 import numpy as np
 
 from ..framework import dtypes
+from ..framework.tensor import convert_to_tensor
 from ..ops import array_ops, random_ops
 from . import backend
 
-__all__ = ["Initializer", "Zeros", "Ones", "Constant", "RandomNormal", "RandomUniform", "TruncatedNormal",
+__all__ = ["Orthogonal", "Initializer", "Zeros", "Ones", "Constant", "RandomNormal", "RandomUniform", "TruncatedNormal",
            "VarianceScaling", "GlorotUniform", "GlorotNormal", "HeNormal", "HeUniform", "get", "serialize"]
 
 
@@ -195,6 +196,38 @@ class VarianceScaling(_RandomInitializer):
         return {"scale": self.scale, "mode": self.mode, "distribution": self.distribution, "seed": self.seed}
 
 
+class Orthogonal(_RandomInitializer):
+    """A random orthogonal matrix (times ``gain``): the default ``recurrent_initializer`` of LSTM/GRU/SimpleRNN.
+
+    As Keras: draw a normal ``(prod(shape[:-1]), shape[-1])`` matrix (transposed if it
+    has fewer rows than columns), take ``Q`` of its QR decomposition with the signs
+    of ``diag(R)`` folded in, and reshape. The QR step runs in NumPy: initial values
+    are never differentiated.
+    """
+
+    def __init__(self, gain=1.0, seed=None):
+        super().__init__(seed)
+        self.gain = float(gain)
+
+    def __call__(self, shape, dtype=None):
+        shape = tuple(shape)
+        if len(shape) < 2:
+            raise ValueError(f"The tensor to initialize must be at least two-dimensional. Received: shape={shape} "
+                             f"of rank {len(shape)}.")
+        dtype = _dtype(dtype)
+        rows, cols = math.prod(shape[:-1]), shape[-1]
+        flat = (max(rows, cols), min(rows, cols))
+        a = np.asarray(self._draw(random_ops.normal, flat, dtype=dtypes.float32).numpy(), dtype=np.float64)
+        q, r = np.linalg.qr(a)
+        q = q * np.sign(np.diag(r))
+        if rows < cols:
+            q = q.T
+        return convert_to_tensor((self.gain * q).reshape(shape).astype(dtype.as_numpy_dtype))
+
+    def get_config(self):
+        return {"gain": self.gain, "seed": self.seed}
+
+
 class GlorotUniform(VarianceScaling):
     """Uniform in ``[-limit, limit]``, ``limit = sqrt(6 / (fan_in + fan_out))``: the default kernel initializer."""
 
@@ -240,6 +273,7 @@ _BY_NAME = {
     "random_uniform": RandomUniform, "uniform": RandomUniform, "normal": RandomNormal,
     "truncated_normal": TruncatedNormal, "variance_scaling": VarianceScaling, "glorot_uniform": GlorotUniform,
     "glorot_normal": GlorotNormal, "he_normal": HeNormal, "he_uniform": HeUniform,
+    "orthogonal": Orthogonal,
 }
 
 

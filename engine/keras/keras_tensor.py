@@ -110,7 +110,7 @@ def compute_output_spec(call, args, kwargs, name="output_spec"):
     and the static shapes of its outputs are read back. The graph is then dropped.
     """
     graph = FuncGraph(name)
-    with graph.as_default():
+    with graph.as_default(), backend.symbolic_trace():
         def placeholder(x):
             if isinstance(x, KerasTensor):
                 return graph.create_op_from_def(get_op("Placeholder"), [],

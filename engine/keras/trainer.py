@@ -17,9 +17,17 @@ smaller last batch, reuses that graph (Keras-on-TF gets the same from its
 dataset's ``None`` batch dimension).
 ``model.train_function.experimental_get_tracing_count()`` shows it.
 
-**The loss** reported is the running mean over the epoch, weighted by batch
+**The loss** is the compiled loss plus every term of ``model.losses``
+(``add_loss`` terms and regularization penalties, see ``layers/layer.py`` and
+``regularizers.py``), each summed to a scalar, as Keras 3's ``compute_loss``
+does; this total is what is differentiated *and* what is reported. The loss
+reported is the running mean over the epoch, weighted by batch
 size (a ``Mean`` metric, ``model.metrics[0]``), and the metrics are running
-means too, so the last batch's logs are the epoch's. Logs are dicts of Python
+means too, so the last batch's logs are the epoch's.
+
+**Weights.** ``sample_weight`` (arrays) multiplies each sample's loss (and
+metric) contribution; ``class_weight`` (a dict ``{class: weight}``) is turned
+into such sample weights from the labels (``data_adapter.class_weight_to_sample_weights``). Logs are dicts of Python
 floats with sorted keys, as Keras 3 gives them.
 
 **tf.distribute.** The model remembers the strategy whose ``scope()`` was
@@ -37,7 +45,8 @@ from ..eager.tape import GradientTape
 from ..framework.tensor import Tensor
 from ..framework.tensor_spec import TensorSpec
 from ..framework.tensor_shape import TensorShape
-from ..ops import array_ops
+from ..framework.tensor import convert_to_tensor
+from ..ops import array_ops, math_ops, reduction_ops
 from ..util import nest
 from . import backend, callbacks as callbacks_module, metrics as metrics_module, optimizers
 from .losses import unscale_loss_for_distribution
@@ -73,12 +82,10 @@ class Trainer:
     def compile(self, optimizer="rmsprop", loss=None, loss_weights=None, metrics=None, weighted_metrics=None,
                 run_eagerly=False, steps_per_execution=1, jit_compile="auto", auto_scale_loss=True):
         """Choose the optimizer, the loss and the metrics (by object or by name)."""
-        if weighted_metrics:
-            raise NotImplementedError("weighted_metrics is not implemented in the engine.")
         self.optimizer = optimizers.get(optimizer)
         self.loss = loss
         self._compile_loss = CompileLoss(loss, loss_weights) if loss is not None else None
-        self._compile_metrics = CompileMetrics(metrics) if metrics else None
+        self._compile_metrics = CompileMetrics(metrics, weighted_metrics) if metrics or weighted_metrics else None
         object.__setattr__(self, "_loss_tracker", metrics_module.Mean(name="loss"))  # not a tracked attribute
         self.run_eagerly = run_eagerly
         self.train_function = self.test_function = self.predict_function = None
@@ -112,13 +119,23 @@ class Trainer:
 
     # --- the step functions -------------------------------------------------------------------------
     def compute_loss(self, x=None, y=None, y_pred=None, sample_weight=None, training=True):
-        """The compiled loss. Override it to add terms (a regularization penalty, say).
+        """The compiled loss plus the sum of each of ``self.losses`` (``add_loss`` terms, regularizers).
 
-        (Keras' ``add_loss``/``layer.losses`` are not implemented in the engine.)
+        Override it to add terms of your own.
         """
-        if self._compile_loss is None:
+        losses = []
+        if self._compile_loss is not None:
+            loss = self._compile_loss(y, y_pred, sample_weight)
+            if loss is not None:
+                losses.append(loss)
+        for loss in self.losses:
+            losses.append(_aggregate_additional_loss(loss))
+        if not losses:
             raise ValueError("No loss to compute. Provide a `loss` argument in `compile()`.")
-        return self._compile_loss(y, y_pred, sample_weight)
+        total = losses[0]
+        for loss in losses[1:]:
+            total = math_ops.add(total, math_ops.cast(loss, total.dtype) if loss.dtype != total.dtype else loss)
+        return total
 
     def compute_metrics(self, x, y, y_pred, sample_weight=None):
         """Update the compiled metrics and return every metric's result."""
@@ -238,12 +255,10 @@ class Trainer:
             steps_per_epoch=None, validation_steps=None, validation_batch_size=None, validation_freq=1):
         """Train for ``epochs`` epochs; returns the ``History`` (``history.history["loss"]``...)."""
         self._assert_compile_called("fit")
-        if class_weight is not None:
-            raise NotImplementedError("class_weight is not implemented in the engine; use sample_weight.")
         if validation_split and validation_data is None:
             (x, y, sample_weight), validation_data = train_validation_split((x, y, sample_weight), validation_split)
         data = EpochIterator(x, y, sample_weight, batch_size=batch_size, steps_per_epoch=steps_per_epoch,
-                             shuffle=shuffle)
+                             shuffle=shuffle, class_weight=class_weight)
         val = None
         if validation_data is not None:
             val = unpack_x_y_sample_weight(validation_data)
@@ -360,6 +375,14 @@ def _batch_size(x):
     if isinstance(first, Tensor) and first.shape.rank and first.shape[0] is not None:
         return first.shape[0]
     return array_ops.shape(first)[0]
+
+
+def _aggregate_additional_loss(loss):
+    """One term of ``model.losses`` as a float scalar: cast to floatx if needed, then summed (Keras 3)."""
+    loss = convert_to_tensor(loss)
+    if not loss.dtype.is_floating:
+        loss = math_ops.cast(loss, backend.floatx())
+    return reduction_ops.reduce_sum(loss)
 
 
 def _unscale(loss):

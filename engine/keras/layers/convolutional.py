@@ -6,7 +6,7 @@ The kernel has shape ``kernel_size + (in_channels, filters)`` (TF's HWIO);
 matrix multiply, see ``engine/ops/nn_ops.py``).
 """
 from ...ops import nn_ops
-from .. import activations, initializers
+from .. import activations, initializers, regularizers
 from .layer import Layer
 
 __all__ = ["Conv2D"]
@@ -55,6 +55,8 @@ class Conv2D(Layer):
         self.use_bias = use_bias
         self.kernel_initializer = initializers.get(kernel_initializer)
         self.bias_initializer = initializers.get(bias_initializer)
+        self.kernel_regularizer = regularizers.get(kernel_regularizer)
+        self.bias_regularizer = regularizers.get(bias_regularizer)
         self.kernel_constraint = kernel_constraint
         self.bias_constraint = bias_constraint
 
@@ -64,10 +66,11 @@ class Conv2D(Layer):
             raise ValueError(f"Layer '{self.name}': the channel dimension of the inputs should be defined. "
                              f"Found None. Full input shape received: {input_shape}")
         self.kernel = self.add_weight(name="kernel", shape=self.kernel_size + (channels, self.filters),
-                                      initializer=self.kernel_initializer, constraint=self.kernel_constraint)
+                                      initializer=self.kernel_initializer, regularizer=self.kernel_regularizer,
+                                      constraint=self.kernel_constraint)
         if self.use_bias:
             self.bias = self.add_weight(name="bias", shape=(self.filters,), initializer=self.bias_initializer,
-                                        constraint=self.bias_constraint)
+                                        regularizer=self.bias_regularizer, constraint=self.bias_constraint)
         else:
             self.bias = None
 

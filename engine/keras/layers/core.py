@@ -10,7 +10,7 @@ along their last axis (``tensordot``), as Keras does.
 """
 from ...ops import array_ops, linalg_ops, math_ops, nn_ops
 from ...framework import dtypes
-from .. import activations, initializers
+from .. import activations, initializers, regularizers
 from .layer import Layer
 
 __all__ = ["Dense", "Embedding"]
@@ -31,6 +31,8 @@ class Dense(Layer):
         self.use_bias = use_bias
         self.kernel_initializer = initializers.get(kernel_initializer)
         self.bias_initializer = initializers.get(bias_initializer)
+        self.kernel_regularizer = regularizers.get(kernel_regularizer)
+        self.bias_regularizer = regularizers.get(bias_regularizer)
         self.kernel_constraint = kernel_constraint
         self.bias_constraint = bias_constraint
 
@@ -40,10 +42,11 @@ class Dense(Layer):
             raise ValueError(f"Layer '{self.name}': the last dimension of the inputs to a Dense layer should be "
                              f"defined. Found None. Full input shape received: {input_shape}")
         self.kernel = self.add_weight(name="kernel", shape=(input_dim, self.units),
-                                      initializer=self.kernel_initializer, constraint=self.kernel_constraint)
+                                      initializer=self.kernel_initializer, regularizer=self.kernel_regularizer,
+                                      constraint=self.kernel_constraint)
         if self.use_bias:
             self.bias = self.add_weight(name="bias", shape=(self.units,), initializer=self.bias_initializer,
-                                        constraint=self.bias_constraint)
+                                        regularizer=self.bias_regularizer, constraint=self.bias_constraint)
         else:
             self.bias = None
 
@@ -71,12 +74,14 @@ class Embedding(Layer):
         self.input_dim = input_dim
         self.output_dim = output_dim
         self.embeddings_initializer = initializers.get(embeddings_initializer)
+        self.embeddings_regularizer = regularizers.get(embeddings_regularizer)
         self.embeddings_constraint = embeddings_constraint
         self.mask_zero = mask_zero
 
     def build(self, input_shape=None):
         self.embeddings = self.add_weight(shape=(self.input_dim, self.output_dim),
                                           initializer=self.embeddings_initializer, name="embeddings",
+                                          regularizer=self.embeddings_regularizer,
                                           constraint=self.embeddings_constraint)
 
     def call(self, inputs):

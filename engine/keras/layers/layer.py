@@ -21,6 +21,16 @@ A layer is a ``tf.Module`` with four extra habits:
 * **Input conversion.** NumPy arrays become tensors, and float inputs are cast
   to the layer's dtype (``float32``): Keras' *autocast*. Integer inputs are kept
   (an ``Embedding`` needs them).
+* **Losses.** ``add_loss(t)`` (called from ``call``) records an extra loss
+  term; ``add_weight(regularizer=...)`` attaches a penalty to a weight, and
+  ``activity_regularizer`` adds a penalty on the outputs of every call
+  (divided by the batch size, as Keras 3 does). ``layer.losses`` lists them
+  all, recursively: the ``add_loss`` terms of this layer and of its sub-layers,
+  then the weight penalties (recomputed from the current weight values, in
+  ``trainable_weights`` order). The terms recorded by ``add_loss`` belong to the
+  latest call: the *outermost* layer call (a model called by ``fit``) clears
+  them in itself and all its sub-layers first. While a layer is only traced for
+  its output shapes (the functional API), ``add_loss`` records nothing.
 
 Called on a ``KerasTensor`` (the functional API), a layer computes nothing: it
 builds itself and returns KerasTensors describing its output (see
@@ -36,10 +46,10 @@ from ...framework import dtypes
 from ...framework.name_scope import name_scope
 from ...framework.tensor import Tensor, convert_to_tensor
 from ...module import Module
-from ...ops import math_ops
+from ...ops import array_ops, math_ops
 from ...util import nest
 from ...variables import Variable, VariableAggregation
-from .. import backend, initializers
+from .. import backend, initializers, regularizers
 from ..metrics import Metric
 from ..keras_tensor import KerasTensor, Node, any_symbolic, compute_output_spec
 
@@ -109,13 +119,15 @@ class Layer(Module):
         input_dim = kwargs.pop("input_dim", None)
         batch_size = kwargs.pop("batch_size", None)
         batch_input_shape = kwargs.pop("batch_input_shape", None)
-        kwargs.pop("activity_regularizer", None)
+        activity_regularizer = kwargs.pop("activity_regularizer", None)
         if kwargs:
             raise ValueError(f"Unrecognized keyword arguments passed to {type(self).__name__}: {kwargs}")
         object.__setattr__(self, "_layers", [])           # tracked sub-layers, in assignment order
         object.__setattr__(self, "_own_trainable", [])    # weights created by this layer, in creation order
         object.__setattr__(self, "_own_non_trainable", [])
         object.__setattr__(self, "_metrics", [])           # Metric objects assigned as attributes
+        object.__setattr__(self, "_losses", [])            # add_loss terms of the latest call
+        self.activity_regularizer = regularizers.get(activity_regularizer)
         super().__init__(name=name or backend.unique_object_name(backend.to_snake_case(type(self).__name__)))
         self.built = False
         self._trainable = bool(trainable)
@@ -163,6 +175,8 @@ class Layer(Module):
         for floats, ``"zeros"`` otherwise). The initial value is passed as a
         callable, so a weight created while a ``tf.function`` is being traced is
         created eagerly, once, outside the graph (TF's variable lifting).
+        ``regularizer`` (a name or a callable, see ``regularizers.py``) is stored on
+        the variable as ``variable.regularizer``, as Keras does; ``losses`` applies it.
         """
         dtype = dtypes.as_dtype(dtype or self._dtype)
         if initializer is None:
@@ -174,6 +188,7 @@ class Layer(Module):
         variable = Variable(lambda: init(shape, dtype=dtype), trainable=trainable, dtype=dtype,
                             name=f"{self.name}/{name or 'variable'}", constraint=constraint,
                             aggregation=_AGGREGATIONS.get(aggregation, aggregation))
+        variable.regularizer = regularizers.get(regularizer)
         (self._own_trainable if trainable else self._own_non_trainable).append(variable)
         return variable
 
@@ -258,6 +273,64 @@ class Layer(Module):
         """Metrics assigned as attributes of this layer and of its sub-layers."""
         return _dedup(self._metrics + [m for layer in self._layers for m in layer.metrics])
 
+    # --- losses ---------------------------------------------------------------------------
+    def add_loss(self, loss):
+        """Record a loss term (a tensor, or a nest of them) from inside ``call``.
+
+        ``fit`` adds the sum of every term of ``model.losses`` to the compiled loss.
+        """
+        terms = nest.flatten(loss)
+        for x in terms:
+            if not (isinstance(x, Tensor) or _is_variable(x)):
+                raise ValueError(f"`add_loss()` can only be called from inside `build()` or `call()`, on a tensor "
+                                 f"input. Received invalid value: {x}")
+        if backend.in_symbolic_trace():
+            return        # tracing for output shapes (functional API): nothing to record (Keras' stateless scope)
+        self._losses.extend(terms)
+
+    @property
+    def losses(self):
+        """``add_loss`` terms (this layer, then sub-layers, recursively), then the weight regularization penalties."""
+        out = list(self._losses)
+        for layer in self._flatten_sublayers():
+            out.extend(layer._losses)
+        for variable in self.trainable_weights:
+            regularizer = getattr(variable, "regularizer", None)
+            if regularizer is not None:
+                out.append(regularizer(variable))
+        return out
+
+    def _flatten_sublayers(self):
+        """Every sub-layer, depth first, each once."""
+        seen, out = {id(self)}, []
+
+        def walk(layer):
+            for sub in layer._layers:
+                if id(sub) not in seen:
+                    seen.add(id(sub))
+                    out.append(sub)
+                    walk(sub)
+        walk(self)
+        return out
+
+    def _clear_losses(self):
+        self._losses.clear()
+        for layer in self._layers:
+            layer._clear_losses()
+
+    def _add_activity_regularization(self, outputs):
+        """``activity_regularizer(output) / batch_size`` for every tensor output (Keras 3)."""
+        for output in nest.flatten(outputs):
+            if not isinstance(output, Tensor):
+                continue
+            loss = self.activity_regularizer(output)
+            if output.shape.rank:
+                batch = output.shape[0]
+                batch = (convert_to_tensor(float(batch), dtype=loss.dtype) if batch is not None
+                         else math_ops.cast(array_ops.shape(output)[0], loss.dtype))
+                loss = math_ops.divide_no_nan(loss, batch)
+            self.add_loss(loss)
+
     # --- building -------------------------------------------------------------------------
     def build(self, input_shape):
         """Create the weights, given the input shape (a tuple; ``None`` for unknown dims). Override it."""
@@ -295,8 +368,12 @@ class Layer(Module):
         if self._call_has_training_arg and training is not None:
             kwargs["training"] = training
         self._maybe_build(inputs)
+        if backend.current_call_depth() == 0:
+            self._clear_losses()       # the outermost call: the losses of the previous call are stale
         with name_scope(self.name), backend.call_context(training):
             outputs = self.call(*args, **kwargs)
+            if self.activity_regularizer is not None:
+                self._add_activity_regularization(outputs)
         if self._output_shape is None:
             self._output_shape = nest.map_structure(
                 lambda t: _shape_of(t) if isinstance(t, Tensor) else None, outputs)
@@ -343,7 +420,10 @@ class Layer(Module):
         return self._inbound_nodes[0].outputs
 
     def get_config(self):
-        return {"name": self.name, "trainable": self.trainable, "dtype": self.dtype}
+        config = {"name": self.name, "trainable": self.trainable, "dtype": self.dtype}
+        if self.activity_regularizer is not None and hasattr(self.activity_regularizer, "get_config"):
+            config["activity_regularizer"] = regularizers.serialize(self.activity_regularizer)
+        return config
 
     def __repr__(self):
         return f"<{type(self).__name__} name={self.name}, built={self.built}>"
