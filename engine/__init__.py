@@ -34,12 +34,21 @@ from .module import Module  # noqa: F401
 from . import ops  # noqa: F401  (registers every op and installs the operators)
 from .eager.tape import GradientTape, UnconnectedGradients  # noqa: F401
 from .eager.custom_gradient import custom_gradient  # noqa: F401
+from .eager.recompute import recompute_grad  # noqa: F401
+from . import autodiff  # noqa: F401,E402  (tf.autodiff: ForwardAccumulator)
 
 from .ops.math_ops import *  # noqa: F401,F403
 from .ops.reduction_ops import *  # noqa: F401,F403
 from .ops.array_ops import *  # noqa: F401,F403
 from .ops.linalg_ops import *  # noqa: F401,F403
+from .ops.sort_ops import *  # noqa: F401,F403
+from .ops.segment_ops import *  # noqa: F401,F403
+from .ops.scatter_ops import *  # noqa: F401,F403
 from .ops.control_flow_ops import case, cond, switch_case, while_loop  # noqa: F401
+from .ops.tensor_array_ops import TensorArray  # noqa: F401
+from .framework.dtypes import variant  # noqa: F401,E402  (tf.variant: the dtype of a TensorArray's flow)
+from .ops.functional_ops import foldl, foldr, map_fn, scan, vectorized_map  # noqa: F401
+from .ops.script_ops import numpy_function, py_function  # noqa: F401
 from .ops.clip_ops import clip_by_global_norm, clip_by_norm, norm  # noqa: F401
 
 from .framework.graph import Graph, Operation, control_dependencies, get_default_graph  # noqa: F401,E402
@@ -60,4 +69,5 @@ newaxis = None
 """``x[:, tf.newaxis]`` inserts a dimension, as with NumPy."""
 
 from . import keras  # noqa: F401,E402  (tf.keras)
+from . import train  # noqa: F401,E402  (tf.train: Checkpoint, CheckpointManager)
 from . import distribute  # noqa: F401,E402  (tf.distribute; installs the variable-creator hook on tf.Variable)

@@ -16,3 +16,9 @@ from .ops.reduction_ops import (  # noqa: F401
     argmax, argmin, cumprod, cumsum, reduce_all, reduce_any, reduce_logsumexp, reduce_max,
     reduce_mean, reduce_min, reduce_prod, reduce_std, reduce_sum, reduce_variance,
 )
+from .ops.nn_ops import log_softmax, softplus  # noqa: F401,E402
+from .ops.segment_ops import (  # noqa: F401,E402
+    bincount, segment_max, segment_mean, segment_min, segment_prod, segment_sum, unsorted_segment_max,
+    unsorted_segment_mean, unsorted_segment_min, unsorted_segment_prod, unsorted_segment_sqrt_n, unsorted_segment_sum,
+)
+from .ops.sort_ops import top_k  # noqa: F401,E402

@@ -344,6 +344,97 @@ class Variable:
         from .ops import math_ops
         self._value = self._store(getattr(math_ops, math_ops_name)(self._read_untracked(), delta))
 
+    # --- sparse writes (scatter) ---------------------------------------------------------
+    # TF runs these as ResourceScatter* ops on the variable's buffer. Eagerly the engine computes the new
+    # array with NumPy (``ufunc.at``, so duplicate indices accumulate) and stores it as an assignment
+    # does: tensors read earlier keep their values. Inside a graph or tf.function, the ``*_add``,
+    # ``*_sub`` and ``*_update`` forms are built from ScatterNd / SelectV2 and an assign.
+    def scatter_nd_update(self, indices, updates, name=None):
+        """``v[indices[i]] = updates[i]``; ``indices[..., :k]`` addresses the first ``k`` dims. Returns ``v``."""
+        return self._scatter("ResourceScatterNdUpdate", indices, updates, nd=True)
+
+    def scatter_nd_add(self, indices, updates, name=None):
+        """``v[indices[i]] += updates[i]`` (duplicate indices add up). Returns ``v``."""
+        return self._scatter("ResourceScatterNdAdd", indices, updates, nd=True)
+
+    def scatter_nd_sub(self, indices, updates, name=None):
+        """``v[indices[i]] -= updates[i]``. Returns ``v``."""
+        return self._scatter("ResourceScatterNdSub", indices, updates, nd=True)
+
+    def scatter_nd_max(self, indices, updates, name=None):
+        """``v[indices[i]] = max(v[indices[i]], updates[i])``. Returns ``v``."""
+        return self._scatter("ResourceScatterNdMax", indices, updates, nd=True)
+
+    def scatter_nd_min(self, indices, updates, name=None):
+        """``v[indices[i]] = min(v[indices[i]], updates[i])``. Returns ``v``."""
+        return self._scatter("ResourceScatterNdMin", indices, updates, nd=True)
+
+    def scatter_update(self, sparse_delta, use_locking=False, name=None):
+        """Rows ``v[sparse_delta.indices[i]] = sparse_delta.values[i]`` (along the first dimension).
+
+        ``sparse_delta`` is a ``tf.IndexedSlices`` (anything with ``.indices`` and
+        ``.values``) or, as an engine extension, an ``(indices, updates)`` pair.
+        """
+        return self._scatter("ResourceScatterUpdate", *_sparse_delta(sparse_delta), nd=False)
+
+    def scatter_add(self, sparse_delta, use_locking=False, name=None):
+        """Rows ``v[indices[i]] += values[i]`` (duplicates add up). See :meth:`scatter_update`."""
+        return self._scatter("ResourceScatterAdd", *_sparse_delta(sparse_delta), nd=False)
+
+    def scatter_sub(self, sparse_delta, use_locking=False, name=None):
+        """Rows ``v[indices[i]] -= values[i]``. See :meth:`scatter_update`."""
+        return self._scatter("ResourceScatterSub", *_sparse_delta(sparse_delta), nd=False)
+
+    def scatter_max(self, sparse_delta, use_locking=False, name=None):
+        """Rows ``v[indices[i]] = max(v[indices[i]], values[i])``. See :meth:`scatter_update`."""
+        return self._scatter("ResourceScatterMax", *_sparse_delta(sparse_delta), nd=False)
+
+    def scatter_min(self, sparse_delta, use_locking=False, name=None):
+        """Rows ``v[indices[i]] = min(v[indices[i]], values[i])``. See :meth:`scatter_update`."""
+        return self._scatter("ResourceScatterMin", *_sparse_delta(sparse_delta), nd=False)
+
+    def _scatter(self, op_name, indices, updates, nd):
+        from .framework.errors import InvalidArgumentError
+        idx = convert_to_tensor(indices)
+        if idx.dtype not in (_dtypes.int32, _dtypes.int64):
+            raise InvalidArgumentError(None, None, f"Value for attr 'Tindices' of {idx.dtype.name} is not in the "
+                                                   f"list of allowed values: int32, int64 [Op:{op_name}]")
+        upd = convert_to_tensor(updates, dtype=self._dtype)
+        if ctx.graph is not None or self._graph is not None:
+            return self._scatter_in_graph(op_name, idx, upd, nd)
+        shape = self._shape.as_list()
+        i, u = np.asarray(idx.numpy()), np.asarray(upd.numpy())
+        if nd:
+            where, values = _nd_scatter_args(op_name, shape, i, u)
+        else:
+            where, values = _row_scatter_args(op_name, shape, i, u)
+        new = np.array(self._value, copy=True)
+        kind = op_name.replace("ResourceScatter", "").replace("Nd", "")
+        if kind == "Update":
+            new[where] = values
+        else:
+            {"Add": np.add, "Sub": np.subtract, "Max": np.maximum, "Min": np.minimum}[kind].at(new, where, values)
+        self._value = self._store(EagerTensor(new, self._device))
+        return self
+
+    def _scatter_in_graph(self, op_name, idx, upd, nd):
+        from .ops import array_ops, math_ops
+        kind = op_name.replace("ResourceScatter", "").replace("Nd", "")
+        if kind not in ("Update", "Add", "Sub"):
+            raise NotImplementedError(f"Variable.{op_name} inside a graph or tf.function is not implemented in the "
+                                      f"engine (only the update, add and sub forms are); call it eagerly.")
+        if not nd:
+            idx = array_ops.expand_dims(idx, -1)
+        shape = array_ops.shape(self.read_value())
+        delta = array_ops.scatter_nd(idx, upd, math_ops.cast(shape, idx.dtype))
+        if kind == "Add":
+            return self.assign_add(delta)
+        if kind == "Sub":
+            return self.assign_sub(delta)
+        mask = array_ops.scatter_nd(idx, array_ops.ones_like(upd, dtype=_dtypes.int32),
+                                    math_ops.cast(shape, idx.dtype))
+        return self.assign(array_ops.where(math_ops.greater(mask, 0), delta, self.read_value()))
+
     @staticmethod
     def _sole_owner(view, extra_refs=0):
         """True if only this variable refers to ``view`` and to the memory under it.
@@ -414,3 +505,70 @@ def assign_in_graph(graph, variable, value, op_type, read_value):
         return assign
     with control_dependencies([assign]):
         return read_in_graph(graph, variable)
+
+
+# --- scatter helpers ------------------------------------------------------------------------------
+def _sparse_delta(sparse_delta):
+    """``(indices, values)`` of a ``tf.IndexedSlices``-like object, or of an ``(indices, updates)`` pair."""
+    if hasattr(sparse_delta, "indices") and hasattr(sparse_delta, "values"):
+        return sparse_delta.indices, sparse_delta.values
+    if isinstance(sparse_delta, tuple) and len(sparse_delta) == 2:
+        return sparse_delta
+    raise TypeError(f"Argument `sparse_delta` must be a `tf.IndexedSlices` (or, in the engine, an "
+                    f"(indices, updates) pair). Received arg: {sparse_delta}")
+
+
+def _scatter_error(op_name, message):
+    from .framework.errors import InvalidArgumentError
+    return InvalidArgumentError(None, None, f"{message} [Op:{op_name}]")
+
+
+def _dims(shape):
+    return "[" + ",".join(str(d) for d in shape) + "]"
+
+
+def _nd_scatter_args(op_name, shape, indices, updates):
+    """NumPy index and values for ``v[indices[..., :k]] (op)= updates``, checked as TF's kernel checks."""
+    if not shape:
+        raise _scatter_error(op_name, "Output must be at least 1-D, got shape: []")
+    if indices.ndim == 0:
+        raise _scatter_error(op_name, f"Indices must be at least 1-D, got shape: {_dims(indices.shape)}")
+    depth = indices.shape[-1]
+    outer = indices.ndim - 1
+    if depth > len(shape):
+        raise _scatter_error(op_name, f"Dimensions [{depth},{len(shape)}) of input[shape={_dims(shape)}] must "
+                                      f"match dimensions [{depth},{updates.ndim}) of "
+                                      f"updates[shape={_dims(updates.shape)}]")
+    expected = tuple(indices.shape[:-1]) + tuple(shape[depth:])
+    if tuple(updates.shape) != expected:
+        if tuple(updates.shape[:outer]) != tuple(indices.shape[:-1]):
+            raise _scatter_error(op_name, f"Dimensions [0,{outer}) of indices[shape={_dims(indices.shape)}] = "
+                                          f"{_dims(indices.shape[:-1])[1:-1]} must match dimensions [0,{outer}) "
+                                          f"of updates[shape={_dims(updates.shape)}] = "
+                                          f"{_dims(updates.shape[:outer])[1:-1]}")
+        raise _scatter_error(op_name, f"Dimensions [{depth},{len(shape)}) of input[shape={_dims(shape)}] must match "
+                                      f"dimensions [{outer},{updates.ndim}) of updates[shape={_dims(updates.shape)}]")
+    flat = indices.reshape(-1, depth)
+    bad = np.nonzero(((flat < 0) | (flat >= np.asarray(shape[:depth], dtype=np.int64))).any(axis=1))[0]
+    if bad.size:
+        row = int(bad[0])
+        raise _scatter_error(op_name, f"indices[{row}] = [{', '.join(str(int(v)) for v in flat[row])}] does not "
+                                      f"index into shape {_dims(shape)}")
+    return tuple(flat[:, j] for j in range(depth)), updates.reshape((flat.shape[0],) + tuple(shape[depth:]))
+
+
+def _row_scatter_args(op_name, shape, indices, updates):
+    """NumPy index and values for ``v[indices] (op)= updates`` along the first dimension."""
+    if not shape:
+        raise _scatter_error(op_name, "params must be at least 1-D, got shape: []")
+    expected = tuple(indices.shape) + tuple(shape[1:])
+    if updates.ndim and tuple(updates.shape) != expected:
+        raise _scatter_error(op_name, f"Must have updates.shape = indices.shape + params.shape[1:] or "
+                                      f"updates.shape = [], got updates.shape {_dims(updates.shape)}, "
+                                      f"indices.shape {_dims(indices.shape)}, params.shape {_dims(shape)}")
+    flat = indices.reshape(-1)
+    bad = np.nonzero((flat < 0) | (flat >= shape[0]))[0]
+    if bad.size:
+        raise _scatter_error(op_name, f"indices[{int(bad[0])}] = {int(flat[bad[0]])} is not in [0, {shape[0]})")
+    values = np.broadcast_to(updates, expected).reshape((flat.shape[0],) + tuple(shape[1:]))
+    return flat, values

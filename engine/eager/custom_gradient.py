@@ -1,8 +1,9 @@
 """``tf.custom_gradient``: replace the gradient of a Python function.
 
 The decorated function returns ``(result, grad_fn)``. The engine runs it with
-recording paused, then records a *single* op on every active tape whose
-backward is ``grad_fn``. If the function reads variables, ``grad_fn`` must
+the gradient tapes paused, then records a *single* op on every active tape whose
+backward is ``grad_fn``. Forward-mode accumulators are not paused: as in TF, a
+JVP comes from ``f``'s own forward ops, not from ``grad_fn``. If the function reads variables, ``grad_fn`` must
 accept ``variables=`` and return ``(input_grads, variable_grads)``, as in TF.
 """
 import functools
@@ -10,7 +11,7 @@ import functools
 from ..framework.context import ctx
 from ..framework.tensor import Tensor, convert_to_tensor
 from ..util import nest
-from .tape import record_operation, stop_recording
+from .tape import _Paused, record_operation
 
 __all__ = ["custom_gradient"]
 
@@ -26,7 +27,7 @@ def custom_gradient(f=None):
         watcher = {}
         ctx.variable_watchers.append(watcher)
         try:
-            with stop_recording():
+            with _Paused([t for t in ctx.tapes if not getattr(t, "_is_forward_accumulator", False)]):
                 result, grad_fn = f(*args, **kwargs)
                 flat = [array_ops.identity(r) for r in nest.flatten(result)]
         finally:

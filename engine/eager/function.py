@@ -165,9 +165,11 @@ class ConcreteFunction:
             device = ctx.device or default_device()
             values = self._plan([t.numpy() if isinstance(t, EagerTensor) else np.asarray(t) for t in tensors])
             return EagerTensor(values[0] if device.backend == "numpy" else device.put(values[0]), device)
-        if len(ctx.tapes) >= 2 and self._replayable():
-            # Nested tapes (higher-order gradients): run the graph's ops one by one, eagerly, so every
-            # tape records each op and can differentiate the gradient computations of the inner tapes.
+        if (len(ctx.tapes) >= 2 or any(getattr(t, "_is_forward_accumulator", False) for t in ctx.tapes)) \
+                and self._replayable():
+            # Nested tapes (higher-order gradients) or forward-mode accumulators: run the graph's ops one
+            # by one, eagerly, so every tape records each op and can differentiate the gradient
+            # computations of the inner tapes (and every accumulator pushes its tangents through them).
             outputs = self._replay_eagerly(tensors)
             return nest.pack_sequence_as(self.structured_outputs, _fill_none(self.structured_outputs, outputs))
         variables = self.variables

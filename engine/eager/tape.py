@@ -29,7 +29,7 @@ refuses a second call with ``RuntimeError``, as TF does.
 import enum
 
 from ..framework.context import ctx
-from ..framework.dtypes import from_numpy
+from ..framework.dtypes import from_numpy, variant as _VARIANT
 from ..framework.registry import call_gradient
 from ..framework.tensor import EagerTensor, Tensor
 from ..framework.tensor_shape import TensorShape
@@ -378,13 +378,17 @@ class _Paused:
 
     def __enter__(self):
         tapes = ctx.tapes if self._tapes is None else self._tapes
+        self._before = list(ctx.tapes)
         self._removed = [t for t in list(tapes) if t in ctx.tapes]
         for t in self._removed:
             ctx.tapes.remove(t)
         return self
 
     def __exit__(self, *exc):
-        ctx.tapes.extend(self._removed)
+        # back in their old order: which tape was entered first decides who records whose ops
+        active = ctx.tapes
+        ctx.tapes[:] = ([t for t in self._before if t in active or t in self._removed]
+                        + [t for t in active if t not in self._before])
         return False
 
 
@@ -461,13 +465,13 @@ def imperative_grad(entries, targets, sources, seeds=None,
                     _ops.array_ops.zeros(out.shape.as_list(), dtype=out.dtype)
         e.skip_input_indices = tuple(i for i, tid in enumerate(e.input_ids) if tid not in reach)
         for tid, x, g in zip(e.input_ids, e.inputs, e.input_grads(out_grads)):
-            if g is None or not x.dtype.is_floating:
-                continue  # no gradient flows into integer or boolean values
+            if g is None or not (x.dtype.is_floating or x.dtype is _VARIANT):
+                continue  # no gradient flows into integer or boolean values (variants: TensorLists)
             pending.setdefault(tid, []).append(g)
 
     results = []
     for s, sid in zip(sources, source_ids):
-        g = total(sid) if s.dtype.is_floating else None
+        g = total(sid) if s.dtype.is_floating or s.dtype is _VARIANT else None
         if g is None and unconnected_gradients is UnconnectedGradients.ZERO:
             g = _ops.array_ops.zeros_like(s)
         results.append(g)

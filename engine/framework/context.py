@@ -15,7 +15,7 @@ class _Context(threading.local):
     """State that every op dispatch consults. Read it through ``ctx``."""
 
     def __init__(self):
-        self.tapes = []          # GradientTapes currently recording, innermost last
+        self.tapes = []          # GradientTapes and ForwardAccumulators currently recording, innermost last
         self.device = None       # the Device from the innermost ``tf.device`` scope, or None
         self.graph = None        # the Graph being built (graph mode / tracing), or None for eager
         self.name_scope = ""     # current ``tf.name_scope`` prefix

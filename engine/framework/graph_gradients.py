@@ -18,7 +18,8 @@ __all__ = ["gradients", "build_gradient_graph"]
 
 
 def _flows_into(tensor):
-    return tensor.dtype.is_floating or tensor.dtype is dtypes.resource
+    """Gradients flow into floating-point values, resources (variables) and variants (TensorLists)."""
+    return tensor.dtype.is_floating or tensor.dtype is dtypes.resource or tensor.dtype is dtypes.variant
 
 
 def gradients(ys, xs, grad_ys=None, name="gradients", gate_gradients=False, aggregation_method=None,

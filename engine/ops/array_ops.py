@@ -1923,3 +1923,318 @@ def invert_permutation(x, name=None):
 
 # StridedSlice and Slice live in slicing.py (they are Tensor.__getitem__'s machinery); exported from here too.
 from .slicing import slice, strided_slice  # noqa: E402,F401,A004
+
+
+# ======================================================================================
+# Array helpers: Roll, EnsureShape, IdentityN, ShapeN, HistogramFixedWidth, and the
+# compositions repeat, meshgrid, sequence_mask
+# ======================================================================================
+__all__ += ["roll", "ensure_shape", "identity_n", "shape_n", "histogram_fixed_width", "repeat", "meshgrid",
+            "sequence_mask"]
+
+_SHIFT_DTYPES = frozenset([dtypes.int32, dtypes.int64])
+
+
+def _roll_shifts(x_ndim, shift, axis, error):
+    """TF's checks for Roll; returns ``(shifts, axes)`` as lists of Python ints (axes made non-negative)."""
+    if x_ndim < 1:
+        raise error("input must be 1-D or higher")
+    if np.ndim(shift) > 1:
+        raise error(f"shift must be a scalar or a 1-D vector. Found: {_fmt(np.shape(shift))}")
+    if np.ndim(axis) > 1:
+        raise error(f"axis must be a scalar or a 1-D vector. Found: {_fmt(np.shape(axis))}")
+    shifts, axes = list(_ints(shift)), list(_ints(axis))
+    if len(shifts) != len(axes):
+        raise error("shift and axis must have the same size")
+    out = []
+    for a in axes:
+        if not -x_ndim <= a < x_ndim:
+            raise error(f"axis {a} is out of range")
+        out.append(a % x_ndim)
+    return shifts, out
+
+
+def _roll_kernel(xp):
+    def k(input, shift, axis, T=None, Tshift=None, Taxis=None):  # noqa: A002,N803
+        shifts, axes = _roll_shifts(input.ndim, _host(shift), _host(axis), _iae)
+        return xp.roll(input, shifts, axes) if axes else input
+    return k
+
+
+def _roll_infer(ic):
+    x = ic.shape(0)
+    for i, label in ((1, "shift"), (2, "axis")):
+        s = ic.shape(i)
+        if s.rank is not None and s.rank > 1:
+            ic.error(f"Shape must be at most rank 1 but is rank {s.rank}")
+    if x.rank == 0:
+        ic.error("Shape must be at least rank 1 but is rank 0")
+    shift, axis = _const_ints(ic, 1), _const_ints(ic, 2)
+    if shift is not None and axis is not None and len(shift) != len(axis):
+        ic.error("shift and axis must have the same size")
+    return [(ic.dtype(0), x)]
+
+
+_ROLL = register_op("Roll", kernel=_roll_kernel, infer=_roll_infer,
+                    grad=lambda op, g: (roll(g, math_ops.negative(op.inputs[1]), op.inputs[2]), None, None),
+                    saves_inputs=(1, 2), saves_outputs=False,
+                    doc="Shift elements cyclically along axes; the gradient rolls back by -shift.")
+
+
+def roll(input, shift, axis, name=None):  # noqa: A002
+    """Shift the elements of ``input`` by ``shift`` places along ``axis``, wrapping around.
+
+    ``shift`` and ``axis`` are scalars or equal-length vectors; an axis named twice
+    is shifted by the sum of its shifts. Negative shifts move toward the start.
+    """
+    x = to_tensor(input)
+    s, a = int_tensor(shift), int_tensor(axis)
+    for what, t in (("Tshift", s), ("Taxis", a)):
+        if t.dtype not in _SHIFT_DTYPES:
+            message = (f"Value for attr '{what}' of {t.dtype.name} is not in the list of allowed values: int32, "
+                       f"int64; NodeDef: {{{{node Roll}}}}")
+            if ctx.graph is not None:
+                raise TypeError(message)
+            raise _iae(message + " [Op:Roll]")
+    return execute(_ROLL, (x, s, a), name=name)
+
+
+# --- EnsureShape ------------------------------------------------------------------
+def _ensure_shape_kernel(xp):
+    def k(input, shape, T=None):  # noqa: A002,N803
+        if not TensorShape(list(input.shape)).is_compatible_with(shape):
+            raise _iae(f"Shape of tensor input {_fmt(input.shape)} is not compatible with expected shape "
+                       f"{_fmt(shape)}.")
+        return input
+    return k
+
+
+def _ensure_shape_infer(ic):
+    x, expected = ic.shape(0), ic.attrs["shape"]
+    if not x.is_compatible_with(expected):
+        if x.rank is not None and expected.rank is not None and x.rank != expected.rank:
+            detail = f"Shape must be rank {expected.rank} but is rank {x.rank}"
+        else:
+            i = next(i for i, (a, b) in enumerate(zip(x, expected)) if a is not None and b is not None and a != b)
+            detail = f"Dimension {i} in both shapes must be equal, but are {expected[i]} and {x[i]}"
+        ic.error(f"{detail}. Shapes are {_fmt(expected)} and {_fmt(x)}.")
+    return [(ic.dtype(0), x.merge_with(expected))]
+
+
+_ENSURE_SHAPE = register_op("EnsureShape", kernel=_ensure_shape_kernel, infer=_ensure_shape_infer,
+                            grad=lambda op, g: g, saves_inputs=False, saves_outputs=False,
+                            doc="Identity that checks the value's shape against a (partial) shape at run time.")
+
+
+def ensure_shape(x, shape, name=None):
+    """Return ``x`` unchanged after checking its shape is compatible with ``shape`` (``None`` dims match anything).
+
+    A mismatch raises ``InvalidArgumentError`` when the op runs, or ``ValueError`` while
+    building a graph when the static shape already contradicts ``shape``. In a graph the
+    result's static shape combines both. The gradient passes through.
+    """
+    if not isinstance(shape, TensorShape):
+        shape = TensorShape(shape)
+    return execute(_ENSURE_SHAPE, (to_tensor(x),), {"shape": shape}, name=name)
+
+
+# --- IdentityN, ShapeN ------------------------------------------------------------
+_IDENTITY_N = register_op("IdentityN", kernel=lambda xp: (lambda *xs, T=None: list(xs)),  # noqa: N803
+                          infer=lambda ic: [(ic.dtype(i), ic.shape(i)) for i in builtins.range(len(ic.inputs))],
+                          grad=lambda op, *grads: list(grads), num_outputs=lambda attrs: len(attrs["T"]),
+                          saves_inputs=False, saves_outputs=False,
+                          doc="Identity on a list of tensors, as one node (gradients pass through).")
+
+
+def identity_n(input, name=None):  # noqa: A002
+    """Return a list of tensors with the same values as the list ``input`` (one ``IdentityN`` node)."""
+    tensors = [to_tensor(t) for t in input]
+    return execute(_IDENTITY_N, tuple(tensors), {"T": tuple(t.dtype for t in tensors)}, name=name)
+
+
+def _shape_n_kernel(xp):
+    return lambda *xs, out_type=dtypes.int32, N=None, T=None: [  # noqa: N803
+        xp.asarray(x.shape, dtype=out_type._np) for x in xs]
+
+
+_SHAPE_N = register_op("ShapeN", kernel=_shape_n_kernel,
+                       infer=lambda ic: [(ic.attrs.get("out_type", dtypes.int32), TensorShape([ic.shape(i).rank]))
+                                         for i in builtins.range(len(ic.inputs))],
+                       num_outputs=lambda attrs: attrs["N"], doc="The shapes of several tensors, one node.")
+
+
+def shape_n(input, out_type=dtypes.int32, name=None):  # noqa: A002
+    """The shapes of the tensors in ``input`` (all of one dtype), as a list of 1-D int tensors."""
+    tensors = [to_tensor(t) for t in input]
+    if not tensors:
+        raise ValueError("shape_n needs at least one tensor (attr N must be at least 1)")
+    check_same_dtype("ShapeN", *tensors)
+    out_type = dtypes.as_dtype(out_type)
+    if out_type not in _SHIFT_DTYPES:
+        message = f"Value for attr 'out_type' of {out_type.name} is not in the list of allowed values: int32, int64"
+        if ctx.graph is not None:
+            raise TypeError(message)
+        raise _iae(message + " [Op:ShapeN]")
+    return execute(_SHAPE_N, tuple(tensors), {"out_type": out_type, "N": len(tensors)}, name=name)
+
+
+# --- HistogramFixedWidth ------------------------------------------------------------
+_HISTOGRAM_DTYPES = frozenset([dtypes.int32, dtypes.int64, dtypes.float32, dtypes.float64])
+
+
+def _histogram_kernel(xp):
+    def k(values, value_range, nbins, dtype=dtypes.int32, T=None):  # noqa: N803
+        n = int(nbins)
+        if np.size(value_range) != 2 or np.ndim(value_range) != 1:
+            raise _iae("value_range should be a vector of 2 elements.")
+        lo, hi = value_range[0], value_range[1]
+        if n <= 0:
+            raise _iae(f"nbins should be a positive number, but got '{n}'")
+        if not lo < hi:
+            raise _iae(f"value_range should satisfy value_range[0] < value_range[1], but got "
+                       f"'[{_scalar(lo):g}, {_scalar(hi):g}]'")
+        v = xp.asarray(values).reshape(-1)
+        if v.dtype.kind == "f" and bool(xp.isnan(v).any()):
+            raise _iae("Histogram values must not contain NaN")
+        # TF's kernel: (max(x, lo) - lo) in the values' dtype, then divided by step in double.
+        step = (float(hi) - float(lo)) / n if v.dtype.kind == "f" else float(int(hi) - int(lo)) / n
+        with np.errstate(all="ignore"):
+            scaled = (xp.maximum(v, lo) - lo).astype(np.float64) / step
+            bins = xp.minimum(scaled, n - 1).astype(np.int64)
+        return xp.bincount(bins, minlength=n).astype(dtype._np)
+    return k
+
+
+def _histogram_infer(ic):
+    n = ic.constant_value(2)
+    r = ic.shape(1)
+    if r.rank is not None and r.rank != 1:
+        ic.error(f"Shape must be rank 1 but is rank {r.rank}")
+    return [(ic.attrs.get("dtype", dtypes.int32), TensorShape([None if n is None else int(n)]))]
+
+
+_HISTOGRAM = register_op("HistogramFixedWidth", kernel=_histogram_kernel, infer=_histogram_infer,
+                         doc="Counts of values in nbins equal-width bins over value_range (outliers: end bins).")
+
+
+def histogram_fixed_width(values, value_range, nbins=100, dtype=dtypes.int32, name=None):
+    """Count ``values`` (any shape) into ``nbins`` equal bins spanning ``value_range = [lo, hi]``.
+
+    Values below ``lo`` count in the first bin, values at or above ``hi`` in the
+    last. NaN raises ``InvalidArgumentError``. ``dtype``: int32 or int64 counts.
+    Not differentiable.
+    """
+    v = to_tensor(values)
+    _dispatch.check_dtype("HistogramFixedWidth", v, _HISTOGRAM_DTYPES, "values")
+    r = to_tensor(value_range) if isinstance(value_range, Tensor) else convert_to_tensor(value_range, dtype=v.dtype)
+    check_same_dtype("HistogramFixedWidth", v, r)
+    dtype = dtypes.as_dtype(dtype)
+    if dtype not in _SHIFT_DTYPES:
+        message = f"Value for attr 'dtype' of {dtype.name} is not in the list of allowed values: int32, int64"
+        if ctx.graph is not None:
+            raise TypeError(message)
+        raise _iae(message + " [Op:HistogramFixedWidth]")
+    return execute(_HISTOGRAM, (v, r, int_tensor(nbins)), {"dtype": dtype}, name=name)
+
+
+# --- repeat, meshgrid, sequence_mask: compositions ----------------------------------------
+def repeat(input, repeats, axis=None, name=None):  # noqa: A002
+    """Repeat each element (``axis=None``: of the flattened input) or each slice along ``axis``.
+
+    ``repeats`` is a scalar (every slice the same number of times: ``Tile`` then
+    ``Reshape``) or a vector with one count per slice along ``axis`` (the slice
+    indices are expanded with ``sequence_mask``/``where`` and ``gather`` picks the
+    slices), so the gradient is Tile's or Gather's. The engine needs the input's
+    rank (TF too, for a vector ``repeats``).
+    """
+    x = to_tensor(input)
+    r = repeats if isinstance(repeats, Tensor) else convert_to_tensor(repeats)
+    if not r.dtype.is_integer:
+        raise TypeError(f"Argument `tensor` (name: repeats) must be of type integer. Received `tensor` = "
+                        f"{repeats} of dtype: {r.dtype!r}")
+    if r.shape.rank is not None and r.shape.rank > 1:
+        raise ValueError(f"Shape {r.shape} must have rank at most 1")
+    if axis is None:
+        x, axis = reshape(x, [-1]), 0
+    if x.shape.rank == 0:
+        x = reshape(x, [1])
+    rk = x.shape.rank
+    if rk is None:
+        raise NotImplementedError("engine's tf.repeat needs an input of known rank")
+    if not -rk <= axis < rk:
+        raise ValueError(f"axis={axis} out of bounds: expected {-rk}<=axis<{rk}")
+    axis %= rk
+    dims = x.shape.as_list()
+    known = known_value(r)
+    if r.shape.num_elements() == 1:
+        r = reshape(r, [])
+        multiples = [1] * (rk + 1)
+        multiples[axis + 1] = r
+        tiled = tile(expand_dims(x, axis + 1), multiples)
+        if None in dims:
+            s = shape(x)
+            new_shape = concat([s[:axis], [-1], s[axis + 1:]], 0)
+        else:
+            new_shape = dims[:axis] + [-1] + dims[axis + 1:]
+        out = reshape(tiled, new_shape)
+        n = None if known is None or dims[axis] is None else dims[axis] * int(np.ravel(known)[0])
+    else:
+        if r.shape.rank == 1 and dims[axis] is not None and r.shape[0] is not None and r.shape[0] != dims[axis]:
+            raise ValueError(f"Dimensions {dims[axis]} and {r.shape[0]} are not compatible")
+        mask = sequence_mask(r, math_ops.maximum(reduction_ops.reduce_max(r), math_ops.cast(0, r.dtype)))
+        picks = reshape(slice(where(mask), [0, 0], [-1, 1]), [-1])
+        out = gather(x, picks, axis=axis)
+        n = int(np.maximum(known, 0).sum()) if known is not None else (0 if dims[axis] == 0 else None)
+    out.set_shape(TensorShape(dims[:axis] + [n] + dims[axis + 1:]))
+    return out
+
+
+def meshgrid(*args, **kwargs):
+    """N-D coordinate grids from 1-D vectors, built as TF builds them (reshape, then multiply by ones).
+
+    ``indexing="xy"`` (default, Cartesian): the first two output axes are swapped, so
+    ``meshgrid(x, y)`` has shape ``[len(y), len(x)]``; ``"ij"`` (matrix): shape
+    ``[len(x), len(y), ...]``. All inputs must share a dtype.
+    """
+    indexing = kwargs.pop("indexing", "xy")
+    kwargs.pop("name", None)
+    if kwargs:
+        key = list(kwargs)[0]
+        raise TypeError(f"'{key}' is an invalid keyword argument for this function")
+    if indexing not in ("xy", "ij"):
+        raise ValueError(f"Argument `indexing` parameter must be either 'xy' or 'ij', got '{indexing}'")
+    tensors = [to_tensor(a) for a in args]
+    ndim = len(tensors)
+    s0 = [1] * ndim
+    output = [reshape(t, s0[:i] + [-1] + s0[i + 1:]) for i, t in enumerate(tensors)]
+    sizes = [t.shape.num_elements() if t.shape.is_fully_defined() else size(t) for t in tensors]
+    if not tensors:
+        return []
+    if indexing == "xy" and ndim > 1:
+        output[0] = reshape(output[0], [1, -1] + [1] * (ndim - 2))
+        output[1] = reshape(output[1], [-1, 1] + [1] * (ndim - 2))
+        sizes[0], sizes[1] = sizes[1], sizes[0]
+    mult = ones(sizes, tensors[0].dtype)
+    return [math_ops.multiply(t, mult) for t in output]
+
+
+def sequence_mask(lengths, maxlen=None, dtype=dtypes.bool, name=None):
+    """``mask[i..., j] = j < lengths[i...]`` for ``j < maxlen`` (default ``max(lengths)``), as TF composes it.
+
+    The result has shape ``lengths.shape + [maxlen]`` and dtype ``dtype`` (bool by
+    default; other dtypes are cast from the bool mask).
+    """
+    lengths = to_tensor(lengths)
+    if maxlen is None:
+        maxlen = reduction_ops.reduce_max(lengths)
+        maxlen = math_ops.maximum(math_ops.cast(0, maxlen.dtype), maxlen)
+    else:
+        maxlen = to_tensor(maxlen)
+    if maxlen.shape.rank is not None and maxlen.shape.rank != 0:
+        raise ValueError(f"Argument `maxlen` must be scalar for sequence_mask, received `maxlen` = {maxlen} with "
+                         f"shape '{maxlen.shape}' instead")
+    row_vector = range(math_ops.cast(0, maxlen.dtype), maxlen, math_ops.cast(1, maxlen.dtype))
+    matrix = math_ops.cast(expand_dims(lengths, -1), maxlen.dtype)
+    result = math_ops.less(row_vector, matrix)
+    dtype = dtypes.as_dtype(dtype)
+    return result if dtype is dtypes.bool else math_ops.cast(result, dtype)

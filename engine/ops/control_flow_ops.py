@@ -301,7 +301,16 @@ def _value_dtype_shape(t):
 
 
 def _differentiable(t):
-    return t.dtype.is_floating or t.dtype == dtypes.resource
+    return t.dtype.is_floating or t.dtype == dtypes.resource or t.dtype == variant
+
+
+def _carries_gradient(t):
+    """Floats, and variant TensorLists (a TensorArray's flow), carry gradients through cond and while."""
+    return t.dtype.is_floating or t.dtype == variant
+
+
+def _is_tensor_array(value):
+    return getattr(value, "_is_tensor_array", False)
 
 
 # ======================================================================================
@@ -388,7 +397,7 @@ class _CondGradient:
     def __init__(self, op):
         then_fn, else_fn = op.attrs["then_branch"], op.attrs["else_branch"]
         self.n_out = len(then_fn.outputs)
-        self.float_out = [i for i in range(self.n_out) if op.outputs[i].dtype.is_floating]
+        self.float_out = [i for i in range(self.n_out) if _carries_gradient(op.outputs[i])]
         captured = op.inputs[1:]
         self.wrt = [j for j, t in enumerate(captured) if _differentiable(t)]
         branches = []
@@ -674,7 +683,7 @@ class _WhileGradient:
         body = op.attrs["body"]
         n = self.n = op.attrs["_n_vars"]
         graph, placeholders, outputs = body.graph, body.inputs, body.outputs[:n]
-        self.float_vars = [i for i in range(n) if op.inputs[i].dtype.is_floating]
+        self.float_vars = [i for i in range(n) if _carries_gradient(op.inputs[i])]
         wrt_caps = [j for j in range(len(placeholders) - n) if _differentiable(placeholders[n + j])]
         grad_ys, grads, saved = _build_gradient(
             graph, [outputs[i] for i in self.float_vars],
@@ -760,7 +769,7 @@ def while_loop(cond, body, loop_vars, shape_invariants=None, parallel_iterations
         raise TypeError("'parallel_iterations' must be a positive integer.")
     if loop_vars is None or (ctx.graph is None and nest.is_nested(loop_vars) and not nest.flatten(loop_vars)):
         raise ValueError("'loop_vars' must be provided.")   # (in a graph TF accepts none: a loop of side effects)
-    single = not nest.is_nested(loop_vars)          # engine leniency: one bare loop variable
+    single = not nest.is_nested(loop_vars) or _is_tensor_array(loop_vars)  # engine leniency: one bare variable
     structure = [loop_vars] if single else loop_vars
     if shape_invariants is not None and single:
         shape_invariants = [shape_invariants]
@@ -802,7 +811,8 @@ def _eager_while(cond, body, structure):
             out = [out]
         nest.assert_same_structure(list(out), list(loop_vars), check_types=False)
         loop_vars = out
-    return nest.map_structure(lambda v: v if isinstance(v, Tensor) else convert_to_tensor(v), loop_vars)
+    return nest.map_structure(lambda v: v if isinstance(v, Tensor) or _is_tensor_array(v) else convert_to_tensor(v),
+                              loop_vars)
 
 
 def _graph_while(cond, body, structure, shape_invariants, parallel_iterations, name):

@@ -745,7 +745,8 @@ def add_n(inputs, name=None):
     tensors = [to_tensor(t) for t in inputs]
     check_same_dtype = _dispatch.check_same_dtype
     check_same_dtype("AddN", *tensors)
-    check_dtype("AddN", tensors[0], NUMERIC, "inputs")
+    if tensors[0].dtype is not dtypes.variant:  # variants: TensorList gradients (tensor_array_ops) add up too
+        check_dtype("AddN", tensors[0], NUMERIC, "inputs")
     if len(tensors) == 1:
         return tensors[0]
     if ctx.graph is None:

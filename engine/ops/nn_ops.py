@@ -1396,3 +1396,86 @@ def avg_pool2d(input, ksize, strides, padding, data_format="NHWC", name=None):  
 def avg_pool(input, ksize, strides, padding, data_format=None, name=None):  # noqa: A002
     """``tf.nn.avg_pool`` for rank-4 (2-D pooling) inputs."""
     return avg_pool2d(input, ksize, strides, padding, data_format or "NHWC", name)
+
+
+# ======================================================================================
+# Embedding lookup and batch normalization (compositions)
+# ======================================================================================
+__all__ += ["embedding_lookup", "batch_normalization", "top_k"]
+
+from .sort_ops import top_k  # noqa: E402  (tf.nn.top_k is tf.math.top_k)
+
+
+def _clip_rows(embeddings, ids_rank, max_norm):
+    """Scale each embedding (the dims after the ids' dims) down to an L2 norm of at most ``max_norm``."""
+    r = embeddings.shape.rank
+    axes = list(range(ids_rank, r))
+    if not axes:
+        return embeddings
+    from .clip_ops import clip_by_norm
+    return clip_by_norm(embeddings, max_norm, axes=axes)
+
+
+def embedding_lookup(params, ids, max_norm=None, name=None):
+    """Rows of ``params`` at ``ids``: ``gather(params, ids)``, shape ``ids.shape + params.shape[1:]``.
+
+    ``params`` may also be a list of tensors sharded along dimension 0 with TF2's
+    ``"div"`` strategy (contiguous blocks, the first ``total % n`` shards one row
+    longer); the ids are then routed with ``dynamic_partition`` and put back with
+    ``dynamic_stitch``, as TF does. ``max_norm``: each looked-up embedding is scaled
+    down to at most that L2 norm. The gradient for ``params`` is dense here (TF:
+    ``IndexedSlices``).
+    """
+    from . import segment_ops
+    if isinstance(params, (list, tuple)):
+        params = [to_tensor(p) for p in params]
+    else:
+        params = [to_tensor(params)]
+    if not params:
+        raise ValueError("Argument `params` should have at least one element, received an empty list.")
+    ids = to_tensor(ids)
+    n = len(params)
+    if n == 1:
+        result = array_ops.gather(params[0], ids)
+    else:
+        if any(p.shape.rank is None or p.shape[0] is None for p in params):
+            raise NotImplementedError("engine's sharded embedding_lookup needs shards of known first dimension")
+        total = sum(p.shape[0] for p in params)
+        per, extras = total // n, total % n
+        flat = math_ops.cast(array_ops.reshape(ids, [-1]), dtypes.int32)
+        assign = math_ops.maximum(math_ops.floordiv(flat, per + 1),
+                                  math_ops.floordiv(flat - extras, per) if per else flat)
+        in_first = math_ops.less(assign, extras)
+        local = array_ops.where(in_first, math_ops.floormod(flat, per + 1),
+                                math_ops.floormod(flat - extras, per) if per else flat * 0)
+        gather_ids = segment_ops.dynamic_partition(local, assign, n)
+        positions = segment_ops.dynamic_partition(array_ops.range(array_ops.size(flat)), assign, n)
+        parts = [array_ops.gather(p, g) for p, g in zip(params, gather_ids)]
+        stitched = segment_ops.dynamic_stitch(positions, parts)
+        inner = params[0].shape.as_list()[1:]
+        target = array_ops.static_or_dynamic_shape(ids)
+        target = target + inner if isinstance(target, list) and None not in inner else array_ops.concat(
+            [array_ops.shape(ids), array_ops.shape(params[0])[1:]], 0)
+        result = array_ops.reshape(stitched, target)
+    if max_norm is not None:
+        if ids.shape.rank is None:
+            raise NotImplementedError("engine's embedding_lookup with max_norm needs ids of known rank")
+        result = _clip_rows(result, ids.shape.rank, max_norm)
+    return result
+
+
+def batch_normalization(x, mean, variance, offset, scale, variance_epsilon, name=None):
+    """``scale * (x - mean) / sqrt(variance + variance_epsilon) + offset``, as TF composes it.
+
+    ``mean``/``variance``/``offset``/``scale`` broadcast against ``x`` (typically the
+    output of ``tf.nn.moments``); ``offset`` and ``scale`` may be ``None``.
+    Differentiable with respect to every tensor argument.
+    """
+    x = to_tensor(x)
+    mean, variance = to_tensor(mean), to_tensor(variance)
+    inv = math_ops.rsqrt(math_ops.add(variance, math_ops.cast(variance_epsilon, variance.dtype)))
+    if scale is not None:
+        inv = math_ops.multiply(inv, scale)
+    shift = math_ops.subtract(offset, math_ops.multiply(mean, inv)) if offset is not None else \
+        math_ops.negative(math_ops.multiply(mean, inv))
+    return math_ops.add(math_ops.multiply(x, math_ops.cast(inv, x.dtype)), math_ops.cast(shift, x.dtype))

@@ -380,3 +380,202 @@ def truncated_normal(shape, mean=0.0, stddev=1.0, dtype=dtypes.float32, seed=Non
 def shuffle(value, seed=None, name=None):
     """Randomly permute ``value`` along its first dimension (scalars are returned unchanged)."""
     return execute(_RANDOM_SHUFFLE, (to_tensor(value),), _seed_attrs(seed), name=name)
+
+
+# ======================================================================================
+# Categorical sampling (Multinomial) and stateless random numbers
+# ======================================================================================
+__all__ += ["categorical", "stateless_normal", "stateless_uniform"]
+
+_INDEX_OUT = frozenset([dtypes.int32, dtypes.int64])
+
+
+def _multinomial_kernel(xp):
+    def k(logits, num_samples, seed=0, seed2=0, output_dtype=dtypes.int64, T=None, _runtime=None):  # noqa: N803
+        host = np.asarray(logits if xp is np else logits.get(), dtype=np.float64)
+        if host.ndim != 2:
+            raise InvalidArgumentError(None, None, f"logits should be a matrix, got shape "
+                                                   f"{_shapes.fmt(TensorShape(list(host.shape)))}")
+        n = int(num_samples)
+        if n < 0:
+            raise InvalidArgumentError(None, None, f"num_samples should be nonnegative, got {n}")
+        batch, classes = host.shape
+        if classes <= 0:
+            raise InvalidArgumentError(None, None, f"num_classes should be positive, got {classes}")
+        with STATE.lock:
+            u = _generator("Multinomial", dtypes.from_numpy(np.dtype(logits.dtype)), seed, seed2, _runtime).random(
+                (batch, n))
+        with np.errstate(all="ignore"):
+            shifted = np.exp(host - host.max(axis=1, keepdims=True))     # softmax, stable for large logits
+            cdf = np.cumsum(shifted, axis=1)
+            cdf /= cdf[:, -1:]
+        out = np.empty((batch, n), dtype=output_dtype._np)
+        for row in range(batch):                                         # inverse-CDF sampling
+            out[row] = np.minimum(np.searchsorted(cdf[row], u[row], side="right"), classes - 1)
+        return _to_device(xp, out)
+    return k
+
+
+def _multinomial_infer(ic):
+    x = ic.shape(0)
+    if x.rank is not None and x.rank != 2:
+        ic.error(f"Shape must be rank 2 but is rank {x.rank}")
+    n = ic.constant_value(1)
+    batch = x[0] if x.rank == 2 else None
+    return [(ic.attrs.get("output_dtype", dtypes.int64), TensorShape([batch, None if n is None else int(n)]))]
+
+
+_MULTINOMIAL = register_op("Multinomial", kernel=_multinomial_kernel, infer=_multinomial_infer, stateful=True,
+                           needs_runtime=True, doc="num_samples class indices per row of logits (categorical).")
+
+
+def categorical(logits, num_samples, dtype=None, seed=None, name=None):
+    """Draw ``num_samples`` class indices for each row of the ``[batch, num_classes]`` ``logits``.
+
+    Class ``j`` of row ``i`` is drawn with probability ``softmax(logits[i])[j]``;
+    the result is ``[batch, num_samples]`` of ``dtype`` (int64 by default, or int32).
+    Seeds follow :func:`get_seed` and each seed pair is a stream, as for the other
+    random ops; the values differ from TF's (inverse-CDF sampling of a NumPy Philox
+    stream, where TF uses its own Philox layout). Not differentiable.
+    """
+    x = to_tensor(logits)
+    check_dtype("Multinomial", x, _FLOAT_DTYPES | frozenset([dtypes.int32, dtypes.int64]), "logits")
+    dtype = dtypes.int64 if dtype is None else dtypes.as_dtype(dtype)
+    if dtype not in _INDEX_OUT:
+        message = f"Value for attr 'output_dtype' of {dtype.name} is not in the list of allowed values: int32, int64"
+        if ctx.graph is not None:
+            raise TypeError(message)
+        raise InvalidArgumentError(None, None, message + " [Op:Multinomial]")
+    return execute(_MULTINOMIAL, (x, int_tensor(num_samples)), dict(_seed_attrs(seed), output_dtype=dtype),
+                   name=name)
+
+
+# --- stateless ---------------------------------------------------------------------
+_SEED_DTYPES = frozenset([dtypes.int32, dtypes.int64])
+_FULL_INT_DTYPES = frozenset([dtypes.int32, dtypes.int64, dtypes.uint32, dtypes.uint64])
+
+
+def _stateless_generator(seed):
+    """A fresh generator keyed by the two seed values: the same seed always gives the same numbers."""
+    s = np.asarray(seed if isinstance(seed, (np.ndarray, np.generic)) else seed.get())
+    if s.shape != (2,):
+        raise InvalidArgumentError(None, None, f"seed must have shape [2], not "
+                                               f"{_shapes.fmt(TensorShape(list(s.shape)))}")
+    key = np.array([int(v) % 2 ** 64 for v in s.tolist()], dtype=np.uint64)
+    return np.random.Generator(np.random.Philox(key=key))
+
+
+def _stateless_kernel(sample):
+    def make(xp):
+        def k(shape, seed, dtype=dtypes.float32, T=None, Tseed=None):  # noqa: N803
+            dims = _shape_from(shape, "Stateless")
+            return _to_device(xp, np.asarray(sample(_stateless_generator(seed), dims, dtype._np)))
+        return k
+    return make
+
+
+def _stateless_int_kernel(xp):
+    def k(shape, seed, minval, maxval, dtype=None, T=None, Tseed=None):  # noqa: N803
+        dims = _shape_from(shape, "StatelessRandomUniformInt")
+        for label, bound in (("minval", minval), ("maxval", maxval)):
+            if np.ndim(bound) != 0:
+                raise InvalidArgumentError(None, None, f"{label} must be 0-D, got shape "
+                                                       f"{_shapes.fmt(TensorShape(list(np.shape(bound))))}")
+        lo, hi = int(minval), int(maxval)
+        if lo >= hi:
+            raise InvalidArgumentError(None, None, f"Need minval < maxval: {lo} >= {hi}")
+        out = _stateless_generator(seed).integers(lo, hi, dims, dtype=np.dtype(minval.dtype))
+        return _to_device(xp, np.asarray(out))
+    return k
+
+
+def _stateless_full_int_kernel(xp):
+    def k(shape, seed, dtype=dtypes.int64, T=None, Tseed=None):  # noqa: N803
+        dims = _shape_from(shape, "StatelessRandomUniformFullInt")
+        info = np.iinfo(dtype._np)
+        out = _stateless_generator(seed).integers(info.min, info.max, dims, dtype=dtype._np, endpoint=True)
+        return _to_device(xp, np.asarray(out))
+    return k
+
+
+def _stateless_infer(dtype_of):
+    base = _shape_infer(dtype_of)
+
+    def infer(ic):
+        s = ic.shape(1)
+        if s.rank is not None and (s.rank != 1 or s[0] not in (None, 2)):
+            ic.error(f"seed must have shape [2], not {_shapes.fmt(s)}")
+        return base(ic)
+    return infer
+
+
+_STATELESS_NORMAL = register_op("StatelessRandomNormal", kernel=_stateless_kernel(_normal_host),
+                                infer=_stateless_infer(lambda ic: ic.attrs["dtype"]),
+                                doc="Standard normal floats, a pure function of (shape, seed).")
+_STATELESS_UNIFORM = register_op("StatelessRandomUniform", kernel=_stateless_kernel(_uniform_host),
+                                 infer=_stateless_infer(lambda ic: ic.attrs["dtype"]),
+                                 doc="Uniform floats in [0, 1), a pure function of (shape, seed).")
+_STATELESS_UNIFORM_INT = register_op("StatelessRandomUniformInt", kernel=_stateless_int_kernel,
+                                     infer=_stateless_infer(lambda ic: ic.dtype(2)),
+                                     doc="Uniform integers in [minval, maxval), a pure function of (shape, seed).")
+_STATELESS_UNIFORM_FULL_INT = register_op("StatelessRandomUniformFullInt", kernel=_stateless_full_int_kernel,
+                                          infer=_stateless_infer(lambda ic: ic.attrs["dtype"]),
+                                          doc="Integers over the dtype's whole range, a pure function of "
+                                              "(shape, seed).")
+
+
+def _seed_tensor(seed, op_name):
+    s = to_tensor(seed) if isinstance(seed, Tensor) else convert_to_tensor(seed)
+    if s.dtype not in _SEED_DTYPES:
+        check_dtype(op_name, s, _SEED_DTYPES, "seed")
+    if s.shape.rank is not None and s.shape.as_list() not in ([2], [None]):
+        raise ValueError(f"seed must have shape [2], not {_shapes.fmt(s.shape)}")
+    return s
+
+
+def stateless_normal(shape, seed, mean=0.0, stddev=1.0, dtype=dtypes.float32, name=None, alg="auto_select"):
+    """Normal values that depend only on ``shape``, ``dtype`` and ``seed`` (a shape-[2] int tensor).
+
+    Calling it twice with the same arguments gives the same values: there is no
+    hidden state and the global seed plays no part. The values come from NumPy's
+    Philox keyed by the two seed integers, so they differ from TF's Philox stream
+    (TF's counter layout is not reproduced). ``alg`` is accepted and ignored.
+    """
+    dtype = _float_dtype(dtype)
+    s = _seed_tensor(seed, "StatelessRandomNormal")
+    rnd = execute(_STATELESS_NORMAL, (_shape_tensor(shape, "StatelessRandomNormal"), s), {"dtype": dtype},
+                  name=name)
+    return math_ops.add(math_ops.multiply(rnd, convert_to_tensor(stddev, dtype=dtype)),
+                        convert_to_tensor(mean, dtype=dtype))
+
+
+def stateless_uniform(shape, seed, minval=0, maxval=None, dtype=dtypes.float32, name=None, alg="auto_select"):
+    """Uniform values in ``[minval, maxval)`` that depend only on the arguments (``seed``: a shape-[2] int tensor).
+
+    Floats: ``maxval`` defaults to 1. Integers need both bounds, or both ``None``
+    for the dtype's whole range (TF's rule). Deterministic per seed, but the values
+    differ from TF's Philox stream (see :func:`stateless_normal`).
+    """
+    dtype = dtypes.as_dtype(dtype)
+    accepted = (dtypes.float16, dtypes.float32, dtypes.float64, dtypes.int32, dtypes.int64, dtypes.uint32,
+                dtypes.uint64)
+    dtype = _check_dtype_arg(dtype, accepted)
+    s = _seed_tensor(seed, "StatelessRandomUniform")
+    if dtype.is_integer:
+        if (minval is None) != (maxval is None):
+            raise ValueError(f"For integer `dtype` argument {dtype}, argument `minval` and `maxval` must be both "
+                             f"None or not None. Got `minval`={minval} and `maxval`={maxval}.")
+        shape_t = _shape_tensor(shape, "StatelessRandomUniformInt")
+        if minval is None:
+            return execute(_STATELESS_UNIFORM_FULL_INT, (shape_t, s), {"dtype": dtype}, name=name)
+        if dtype in (dtypes.uint32, dtypes.uint64):
+            raise ValueError(f"Argument `dtype` got invalid value {dtype} when argument `minval` is not None. "
+                             f"Please don't use unsigned integers in this case.")
+        return execute(_STATELESS_UNIFORM_INT, (shape_t, s, convert_to_tensor(minval, dtype=dtype),
+                                                convert_to_tensor(maxval, dtype=dtype)), name=name)
+    if maxval is None:
+        maxval = 1
+    rnd = execute(_STATELESS_UNIFORM, (_shape_tensor(shape, "StatelessRandomUniform"), s), {"dtype": dtype},
+                  name=name)
+    lo, hi = convert_to_tensor(minval, dtype=dtype), convert_to_tensor(maxval, dtype=dtype)
+    return math_ops.add(math_ops.multiply(rnd, math_ops.subtract(hi, lo)), lo)
