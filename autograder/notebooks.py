@@ -4,6 +4,7 @@
 ``out_of_sync()`` lists pairs that differ, for the test and for CI.
 """
 import glob
+import hashlib
 import os
 
 import jupytext
@@ -26,9 +27,14 @@ def to_notebook(py_path):
     nb.metadata.setdefault("kernelspec", {"display_name": "Python 3 (ipykernel)", "language": "python",
                                           "name": "python3"})
     nb.metadata["language_info"] = {"name": "python"}
+    seen = {}
     for cell in nb.cells:
         if cell.cell_type == "code":
             cell.outputs, cell.execution_count = [], None
+        # Cell ids from the content (not random), so regenerating an unchanged notebook changes nothing.
+        digest = hashlib.sha1(f"{cell.cell_type}\n{cell.source}".encode()).hexdigest()[:10]
+        seen[digest] = seen.get(digest, 0) + 1
+        cell.id = digest if seen[digest] == 1 else f"{digest}-{seen[digest]}"
     nbformat.validator.normalize(nb)
     return nb
 
@@ -38,7 +44,15 @@ def cells_key(nb):
 
 
 def write_ipynb(py_path):
-    nbformat.write(to_notebook(py_path), py_path[:-3] + ".ipynb")
+    """Write the ``.ipynb`` twin, unless it already holds exactly this notebook."""
+    nb, ipynb = to_notebook(py_path), py_path[:-3] + ".ipynb"
+    text = nbformat.writes(nb) + "\n"
+    if os.path.exists(ipynb):
+        with open(ipynb, encoding="utf-8") as f:
+            if f.read() == text:
+                return
+    with open(ipynb, "w", encoding="utf-8") as f:
+        f.write(text)
 
 
 def write_py(nb, py_path):
