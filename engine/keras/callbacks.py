@@ -101,11 +101,14 @@ def _make_hook(name):
     def hook(self, *args, **kwargs):
         if "logs" in kwargs:
             args = args + (kwargs.pop("logs"),)
+        if len(args) < _ARITY[name]:   # Keras passes ``logs`` (None by default) positionally
+            args = args + (None,)
         self._call(name, *args)
     hook.__name__ = name
     return hook
 
 
+_ARITY = {name: 2 if "batch" in name or "epoch" in name else 1 for name in _HOOKS}
 for _name in _HOOKS:
     setattr(CallbackList, _name, _make_hook(_name))
 

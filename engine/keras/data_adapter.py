@@ -113,8 +113,8 @@ def train_validation_split(arrays, validation_split):
     """Split ``(x, y, sample_weight)`` arrays: the last ``validation_split`` fraction validates."""
     flat = [a for a in nest.flatten(arrays) if a is not None]
     if not all(_is_array(a) for a in flat):
-        raise ValueError("`validation_split` is only supported for Tensors or NumPy arrays, found following types "
-                         f"in the input: {sorted({type(a).__name__ for a in flat if not _is_array(a)})}")
+        raise ValueError("Argument `validation_split` is only supported for tensors or NumPy arrays.Found "
+                         f"incompatible type in the input: {[type(a) for a in flat if not _is_array(a)]}")
     arrays = nest.map_structure(lambda a: None if a is None else _to_numpy(a), arrays)
     n = nest.flatten([a for a in nest.flatten(arrays) if a is not None])[0].shape[0]
     split_at = int(math.floor(n * (1.0 - validation_split)))

@@ -36,10 +36,11 @@ from ..framework.tensor import EagerTensor, Tensor, convert_to_tensor
 from ..ops import array_ops, math_ops, nn_ops, reduction_ops
 from . import backend
 
-__all__ = ["Loss", "LossFunctionWrapper", "MeanSquaredError", "MeanAbsoluteError", "BinaryCrossentropy",
+__all__ = ["Loss", "LossFunctionWrapper", "MeanSquaredError", "MeanAbsoluteError", "MeanAbsolutePercentageError",
+           "BinaryCrossentropy",
            "CategoricalCrossentropy", "SparseCategoricalCrossentropy", "mean_squared_error", "mean_absolute_error",
-           "binary_crossentropy", "categorical_crossentropy", "sparse_categorical_crossentropy", "mse", "mae",
-           "MSE", "MAE", "get", "serialize"]
+           "mean_absolute_percentage_error", "binary_crossentropy", "categorical_crossentropy", "sparse_categorical_crossentropy", "mse", "mae",
+           "MSE", "MAE", "mape", "MAPE", "get", "serialize"]
 
 _REDUCTIONS = ("sum_over_batch_size", "sum", None, "none", "mean", "mean_with_sample_weight")
 
@@ -177,6 +178,16 @@ def mean_absolute_error(y_true, y_pred):
     return reduction_ops.reduce_mean(math_ops.abs(math_ops.subtract(y_true, y_pred)), axis=-1)
 
 
+def mean_absolute_percentage_error(y_true, y_pred):
+    """``100 * mean(|y_true - y_pred| / max(|y_true|, epsilon), axis=-1)``: one value per sample."""
+    y_pred = convert_to_tensor(y_pred)
+    y_true = _tensor(y_true, y_pred.dtype)
+    y_true, y_pred = squeeze_or_expand_to_same_rank(y_true, y_pred)
+    eps = convert_to_tensor(backend.epsilon(), dtype=y_pred.dtype)
+    diff = math_ops.abs(math_ops.divide(math_ops.subtract(y_true, y_pred), math_ops.maximum(math_ops.abs(y_true), eps)))
+    return math_ops.multiply(convert_to_tensor(100.0, dtype=y_pred.dtype), reduction_ops.reduce_mean(diff, axis=-1))
+
+
 def binary_crossentropy(y_true, y_pred, from_logits=False, label_smoothing=0.0, axis=-1):
     """``mean(-(y log p + (1 - y) log(1 - p)), axis)``; with logits, ``sigmoid_cross_entropy_with_logits``."""
     y_pred = convert_to_tensor(y_pred)
@@ -238,6 +249,7 @@ def sparse_categorical_crossentropy(y_true, y_pred, from_logits=False, ignore_cl
 
 mse = MSE = mean_squared_error
 mae = MAE = mean_absolute_error
+mape = MAPE = mean_absolute_percentage_error
 
 
 # --------------------------------------------------------------------------------------
@@ -307,6 +319,13 @@ class MeanAbsoluteError(LossFunctionWrapper):
         super().__init__(mean_absolute_error, reduction=reduction, name=name, dtype=dtype)
 
 
+class MeanAbsolutePercentageError(LossFunctionWrapper):
+    """The mean absolute percentage error (``"mape"``): ``100 * |y_true - y_pred| / |y_true|``."""
+
+    def __init__(self, reduction="sum_over_batch_size", name="mean_absolute_percentage_error", dtype=None):
+        super().__init__(mean_absolute_percentage_error, reduction=reduction, name=name, dtype=dtype)
+
+
 class BinaryCrossentropy(LossFunctionWrapper):
     """Crossentropy of 0/1 labels and probabilities (or logits with ``from_logits=True``)."""
 
@@ -340,10 +359,13 @@ class SparseCategoricalCrossentropy(LossFunctionWrapper):
 _FUNCTIONS = {
     "mean_squared_error": mean_squared_error, "mse": mean_squared_error, "MSE": mean_squared_error,
     "mean_absolute_error": mean_absolute_error, "mae": mean_absolute_error, "MAE": mean_absolute_error,
+    "mean_absolute_percentage_error": mean_absolute_percentage_error, "mape": mean_absolute_percentage_error,
+    "MAPE": mean_absolute_percentage_error,
     "binary_crossentropy": binary_crossentropy, "categorical_crossentropy": categorical_crossentropy,
     "sparse_categorical_crossentropy": sparse_categorical_crossentropy,
 }
-_CLASSES = {cls.__name__: cls for cls in (MeanSquaredError, MeanAbsoluteError, BinaryCrossentropy,
+_CLASSES = {cls.__name__: cls for cls in (MeanSquaredError, MeanAbsoluteError, MeanAbsolutePercentageError,
+                                           BinaryCrossentropy,
                                            CategoricalCrossentropy, SparseCategoricalCrossentropy)}
 
 

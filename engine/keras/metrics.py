@@ -25,7 +25,8 @@ from . import backend, losses as losses_module
 from .losses import squeeze_or_expand_to_same_rank
 
 __all__ = ["Metric", "Mean", "Sum", "MeanMetricWrapper", "Accuracy", "BinaryAccuracy", "CategoricalAccuracy",
-           "SparseCategoricalAccuracy", "MeanSquaredError", "MeanAbsoluteError", "accuracy", "binary_accuracy",
+           "SparseCategoricalAccuracy", "MeanSquaredError", "MeanAbsoluteError", "MeanAbsolutePercentageError",
+           "accuracy", "binary_accuracy",
            "categorical_accuracy", "sparse_categorical_accuracy", "get"]
 
 
@@ -258,10 +259,20 @@ class MeanAbsoluteError(MeanMetricWrapper):
         super().__init__(losses_module.mean_absolute_error, name=name, dtype=dtype)
 
 
+class MeanAbsolutePercentageError(MeanMetricWrapper):
+    """The running mean of the per-sample mean absolute percentage error."""
+
+    _direction = "down"
+
+    def __init__(self, name="mean_absolute_percentage_error", dtype=None):
+        super().__init__(losses_module.mean_absolute_percentage_error, name=name, dtype=dtype)
+
+
 _BY_NAME = {
     "accuracy": Accuracy, "binary_accuracy": BinaryAccuracy, "categorical_accuracy": CategoricalAccuracy,
     "sparse_categorical_accuracy": SparseCategoricalAccuracy, "mean_squared_error": MeanSquaredError,
     "mse": MeanSquaredError, "mean_absolute_error": MeanAbsoluteError, "mae": MeanAbsoluteError,
+    "mean_absolute_percentage_error": MeanAbsolutePercentageError, "mape": MeanAbsolutePercentageError,
 }
 _LOSS_FUNCTIONS = {"binary_crossentropy", "categorical_crossentropy", "sparse_categorical_crossentropy"}
 

@@ -84,8 +84,10 @@ class Trainer:
         """Choose the optimizer, the loss and the metrics (by object or by name)."""
         self.optimizer = optimizers.get(optimizer)
         self.loss = loss
-        self._compile_loss = CompileLoss(loss, loss_weights) if loss is not None else None
-        self._compile_metrics = CompileMetrics(metrics, weighted_metrics) if metrics or weighted_metrics else None
+        output_names = getattr(self, "output_names", None)
+        self._compile_loss = CompileLoss(loss, loss_weights, output_names) if loss is not None else None
+        self._compile_metrics = CompileMetrics(metrics, weighted_metrics, output_names) \
+            if metrics or weighted_metrics else None
         object.__setattr__(self, "_loss_tracker", metrics_module.Mean(name="loss"))  # not a tracked attribute
         self.run_eagerly = run_eagerly
         self.train_function = self.test_function = self.predict_function = None
@@ -104,6 +106,8 @@ class Trainer:
                 out.append(self._loss_tracker)
             if self._compile_metrics is not None:
                 out.append(self._compile_metrics)
+            if self._compile_loss is not None:
+                out.extend(m for m in self._compile_loss.metrics if m is not None)
         for m in self._metrics + [m for layer in self._layers for m in layer.metrics]:
             if not any(m is known for known in out):
                 out.append(m)

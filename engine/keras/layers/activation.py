@@ -1,8 +1,9 @@
-"""``Activation`` and ``ReLU``: layers that only apply an elementwise function (no weights)."""
+"""``Activation``, ``ReLU``, ``LeakyReLU`` and ``Softmax``: layers that only apply an elementwise function (no weights)."""
+from ...ops import nn_ops
 from .. import activations
 from .layer import Layer
 
-__all__ = ["Activation", "ReLU"]
+__all__ = ["Activation", "ReLU", "LeakyReLU", "Softmax"]
 
 
 class Activation(Layer):
@@ -37,3 +38,33 @@ class ReLU(Layer):
     def call(self, inputs):
         return activations.relu(inputs, negative_slope=self.negative_slope, max_value=self.max_value,
                                 threshold=self.threshold)
+
+
+class LeakyReLU(Layer):
+    """``x`` for ``x >= 0``, ``negative_slope * x`` below (Keras 3's default slope is 0.3)."""
+
+    def __init__(self, negative_slope=0.3, **kwargs):
+        super().__init__(**kwargs)
+        if negative_slope is None or negative_slope < 0:
+            raise ValueError(f"The negative_slope value of a Leaky ReLU layer cannot be None or negative value. "
+                             f"Expected a float. Received: negative_slope={negative_slope}")
+        self.negative_slope = negative_slope
+        self.built = True
+
+    def call(self, inputs):
+        return nn_ops.leaky_relu(inputs, alpha=self.negative_slope)
+
+    def get_config(self):
+        return dict(super().get_config(), negative_slope=self.negative_slope)
+
+
+class Softmax(Layer):
+    """``softmax`` along ``axis`` (default the last)."""
+
+    def __init__(self, axis=-1, **kwargs):
+        super().__init__(**kwargs)
+        self.axis = axis
+        self.built = True
+
+    def call(self, inputs):
+        return activations.softmax(inputs, axis=self.axis)

@@ -5,11 +5,11 @@ The kernel has shape ``kernel_size + (in_channels, filters)`` (TF's HWIO);
 ``output = ceil(input / stride)``. The work is ``tf.nn.conv2d`` (im2col plus a
 matrix multiply, see ``engine/ops/nn_ops.py``).
 """
-from ...ops import nn_ops
+from ...ops import array_ops, nn_ops
 from .. import activations, initializers, regularizers
 from .layer import Layer
 
-__all__ = ["Conv2D"]
+__all__ = ["Conv2D", "Conv2DTranspose"]
 
 
 def _pair(value, name):
@@ -84,3 +84,59 @@ class Conv2D(Layer):
     def get_config(self):
         return dict(super().get_config(), filters=self.filters, kernel_size=self.kernel_size,
                     strides=self.strides, padding=self.padding)
+
+
+def _deconv_length(length, kernel, stride, padding):
+    """The output length of a transposed convolution (``None`` stays ``None``)."""
+    if length is None:
+        return None
+    return length * stride if padding == "same" else (length - 1) * stride + kernel
+
+
+class Conv2DTranspose(Conv2D):
+    """The transpose of ``Conv2D`` (upsampling: a stride of 2 doubles height and width with ``"same"``).
+
+    The kernel has shape ``kernel_size + (filters, in_channels)``, as in Keras;
+    the work is ``tf.nn.conv2d_transpose``. ``output_padding`` is not implemented.
+    """
+
+    def __init__(self, filters, kernel_size, strides=(1, 1), padding="valid", output_padding=None, **kwargs):
+        if output_padding is not None:
+            raise NotImplementedError("Conv2DTranspose: output_padding is not implemented in the engine.")
+        super().__init__(filters, kernel_size, strides=strides, padding=padding, **kwargs)
+        if self.dilation_rate != (1, 1):
+            raise NotImplementedError("Conv2DTranspose: dilation_rate > 1 is not implemented in the engine.")
+
+    def build(self, input_shape):
+        channels = input_shape[-1]
+        if channels is None:
+            raise ValueError(f"Layer '{self.name}': the channel dimension of the inputs should be defined. "
+                             f"Found None. Full input shape received: {input_shape}")
+        self.kernel = self.add_weight(name="kernel", shape=self.kernel_size + (self.filters, channels),
+                                      initializer=self.kernel_initializer, regularizer=self.kernel_regularizer,
+                                      constraint=self.kernel_constraint)
+        if self.use_bias:
+            self.bias = self.add_weight(name="bias", shape=(self.filters,), initializer=self.bias_initializer,
+                                        regularizer=self.bias_regularizer, constraint=self.bias_constraint)
+        else:
+            self.bias = None
+
+    def call(self, inputs):
+        static = inputs.shape.as_list()
+        dynamic = array_ops.shape(inputs)
+        dims = [static[0] if static[0] is not None else dynamic[0]]
+        for i in (1, 2):
+            length = static[i] if static[i] is not None else dynamic[i]
+            if static[i] is None:
+                k, st = self.kernel_size[i - 1], self.strides[i - 1]
+                length = length * st if self.padding == "same" else (length - 1) * st + k
+            else:
+                length = _deconv_length(length, self.kernel_size[i - 1], self.strides[i - 1], self.padding)
+            dims.append(length)
+        dims.append(self.filters)
+        output_shape = dims if all(isinstance(d, int) for d in dims) else array_ops.stack(dims)
+        x = nn_ops.conv2d_transpose(inputs, self.kernel, output_shape, strides=list(self.strides),
+                                    padding=self.padding.upper())
+        if self.bias is not None:
+            x = nn_ops.bias_add(x, self.bias)
+        return self.activation(x)

@@ -189,6 +189,7 @@ class Layer(Module):
                             name=f"{self.name}/{name or 'variable'}", constraint=constraint,
                             aggregation=_AGGREGATIONS.get(aggregation, aggregation))
         variable.regularizer = regularizers.get(regularizer)
+        variable.path = f"{self.name}/{name or 'variable'}"   # Keras 3's ``variable.path`` (no ``:0``)
         (self._own_trainable if trainable else self._own_non_trainable).append(variable)
         return variable
 

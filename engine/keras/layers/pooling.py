@@ -1,9 +1,16 @@
-"""``MaxPooling2D`` and ``AveragePooling2D``: downsample NHWC images window by window (no weights)."""
-from ...ops import nn_ops
+"""``MaxPooling2D`` and ``AveragePooling2D``: downsample NHWC images window by window (no weights).
+
+The global poolings reduce every spatial position at once: ``(batch, h, w, c)``
+-> ``(batch, c)`` (``GlobalMaxPooling2D``, ``GlobalAveragePooling2D``) and
+``(batch, steps, c)`` -> ``(batch, c)`` (the ``1D`` ones); ``keepdims=True``
+keeps the reduced axes with size 1.
+"""
+from ...ops import nn_ops, reduction_ops
 from .convolutional import _data_format, _padding, _pair
 from .layer import Layer
 
-__all__ = ["MaxPooling2D", "AveragePooling2D"]
+__all__ = ["MaxPooling2D", "AveragePooling2D", "GlobalMaxPooling2D", "GlobalAveragePooling2D", "GlobalMaxPooling1D",
+           "GlobalAveragePooling1D"]
 
 
 class _Pooling2D(Layer):
@@ -38,3 +45,48 @@ class AveragePooling2D(_Pooling2D):
 
     def __init__(self, pool_size, strides=None, padding="valid", data_format=None, **kwargs):
         super().__init__(pool_size, strides=strides, padding=padding, data_format=data_format, **kwargs)
+
+
+class _GlobalPooling(Layer):
+    _reduce = None
+    _axes = None
+
+    def __init__(self, data_format=None, keepdims=False, **kwargs):
+        super().__init__(**kwargs)
+        self.data_format = _data_format(data_format, type(self).__name__)
+        self.keepdims = keepdims
+        self.built = True
+
+    def call(self, inputs):
+        return type(self)._reduce(inputs, axis=list(self._axes), keepdims=self.keepdims)
+
+    def get_config(self):
+        return dict(super().get_config(), data_format=self.data_format, keepdims=self.keepdims)
+
+
+class GlobalMaxPooling2D(_GlobalPooling):
+    """The maximum over height and width: ``(batch, h, w, c)`` -> ``(batch, c)``."""
+
+    _reduce = staticmethod(reduction_ops.reduce_max)
+    _axes = (1, 2)
+
+
+class GlobalAveragePooling2D(_GlobalPooling):
+    """The mean over height and width: ``(batch, h, w, c)`` -> ``(batch, c)``."""
+
+    _reduce = staticmethod(reduction_ops.reduce_mean)
+    _axes = (1, 2)
+
+
+class GlobalMaxPooling1D(_GlobalPooling):
+    """The maximum over the steps: ``(batch, steps, c)`` -> ``(batch, c)``."""
+
+    _reduce = staticmethod(reduction_ops.reduce_max)
+    _axes = (1,)
+
+
+class GlobalAveragePooling1D(_GlobalPooling):
+    """The mean over the steps: ``(batch, steps, c)`` -> ``(batch, c)`` (the engine ignores masks)."""
+
+    _reduce = staticmethod(reduction_ops.reduce_mean)
+    _axes = (1,)

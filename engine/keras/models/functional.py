@@ -124,8 +124,31 @@ class Functional(Model):
     def outputs(self):
         return list(self._flat_outputs)
 
+    @property
+    def output_names(self):
+        """The names of the layers that produce the outputs (how ``compile`` matches losses to outputs)."""
+        return [t._keras_history.operation.name for t in self._flat_outputs]
+
+    @property
+    def input_shape(self):
+        shapes = [tuple(t.shape) for t in self._flat_inputs]
+        return shapes[0] if len(shapes) == 1 else shapes
+
+    @property
+    def output_shape(self):
+        shapes = [tuple(t.shape) for t in self._flat_outputs]
+        return shapes[0] if len(shapes) == 1 else shapes
+
     def call(self, inputs, training=None):
         """Replay the layer calls on real tensors, deepest nodes first."""
+        if isinstance(inputs, dict) and not isinstance(self._inputs_struct, dict):
+            # a dict of inputs feeds the ``Input`` layers by name, as in Keras
+            names = [t._keras_history.operation.name for t in self._flat_inputs]
+            missing = [n for n in names if n not in inputs]
+            if missing:
+                raise ValueError(f"Missing data for input(s) {missing} of model '{self.name}'. Expected the "
+                                 f"following keys: {names}. Received keys: {list(inputs)}")
+            inputs = [inputs[n] for n in names]
         flat = nest.flatten(inputs)
         if len(flat) != len(self._flat_inputs):
             raise ValueError(f"Model '{self.name}' expects {len(self._flat_inputs)} input(s), but it received "

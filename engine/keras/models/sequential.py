@@ -78,6 +78,7 @@ class Sequential(Model):
             x = layer(x)
         self._build_input_shape = input_shape
         self._output_shape = x.shape if isinstance(x, KerasTensor) else None
+        object.__setattr__(self, "_output_tensor", x if isinstance(x, KerasTensor) else None)
         self.built = True
 
     def call(self, inputs, training=None):
@@ -94,3 +95,19 @@ class Sequential(Model):
     @property
     def inputs(self):
         return [self._input_layer.output] if self._input_layer is not None else None
+
+    @property
+    def outputs(self):
+        return [self._output_tensor] if self.built and self._output_tensor is not None else None
+
+    @property
+    def input_shape(self):
+        if self._input_layer is None:
+            raise AttributeError(f"Sequential model '{self.name}' has no defined input shape yet.")
+        return tuple(self._input_layer.batch_shape)
+
+    @property
+    def output_shape(self):
+        if not self.built or self._output_shape is None:
+            raise AttributeError(f"Sequential model '{self.name}' has no defined outputs yet.")
+        return tuple(self._output_shape)
