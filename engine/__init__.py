@@ -22,8 +22,8 @@ from . import framework  # noqa: F401
 from .framework import dtypes as _dtypes
 from .framework.context import executing_eagerly  # noqa: F401
 from .framework.device import device  # noqa: F401
-from .framework.dtypes import (DType, as_dtype, bool, double, float16, float32, float64, half,  # noqa: F401,A004
-                               int8, int16, int32, int64, string, uint8, uint16, uint32, uint64)
+from .framework.dtypes import (DType, as_dtype, bool, complex64, complex128, double, float16, float32,  # noqa: F401,A004
+                               float64, half, int8, int16, int32, int64, string, uint8, uint16, uint32, uint64)
 from .framework.name_scope import name_scope  # noqa: F401
 from .framework.registry import RegisterGradient, NotDifferentiable  # noqa: F401
 from .framework.tensor import (EagerTensor, Tensor, constant, convert_to_tensor, is_tensor,  # noqa: F401
@@ -39,6 +39,7 @@ from . import autodiff  # noqa: F401,E402  (tf.autodiff: ForwardAccumulator)
 
 from .ops.math_ops import *  # noqa: F401,F403
 from .ops.reduction_ops import *  # noqa: F401,F403
+from .ops.trig_ops import *  # noqa: F401,F403
 from .ops.array_ops import *  # noqa: F401,F403
 from .ops.linalg_ops import *  # noqa: F401,F403
 from .ops.sort_ops import *  # noqa: F401,F403
@@ -64,6 +65,11 @@ from .framework.graph_io import import_graph_def  # noqa: F401,E402
 from . import graph_util, io  # noqa: F401,E402
 from . import debugging  # noqa: F401,E402
 from . import autograph, compat, config, data, dtypes, errors, linalg, math, nest, nn, random, test  # noqa: F401,E402
+from .debugging import (Assert, assert_equal, assert_greater, assert_less, assert_rank)  # noqa: F401,E402
+from .framework.func_graph import inside_function  # noqa: F401,E402
+from .framework.name_scope import get_current_name_scope  # noqa: F401,E402
+from .framework.registry import NotDifferentiable as no_gradient  # noqa: F401,E402
+from .ops.resource_ops import no_op  # noqa: F401,E402
 
 newaxis = None
 """``x[:, tf.newaxis]`` inserts a dimension, as with NumPy."""

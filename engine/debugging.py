@@ -14,7 +14,18 @@ from .ops import array_ops, math_ops, reduction_ops
 from .ops.control_flow_ops import Assert
 
 __all__ = ["Assert", "assert_equal", "assert_less", "assert_less_equal", "assert_greater", "assert_greater_equal",
-           "assert_near", "assert_rank", "check_numerics", "assert_all_finite"]
+           "assert_near", "assert_rank", "check_numerics", "assert_all_finite", "set_log_device_placement"]
+
+_log_device_placement = [False]
+
+
+def set_log_device_placement(enabled):
+    """``tf.debugging.set_log_device_placement``: accepted and recorded.
+
+    Deliberate difference: TF then logs each op's device to stderr; the engine logs nothing (an op runs
+    on the device of ``tf.device(...)``, or the default device: see ``framework/device.py``).
+    """
+    _log_device_placement[0] = bool(enabled)
 
 
 def _pair(x, y):

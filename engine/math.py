@@ -13,10 +13,12 @@ from .ops.math_ops import (  # noqa: F401
     sigmoid, sign, sin, sqrt, square, squared_difference, subtract, tanh, truediv,
 )
 from .ops.reduction_ops import (  # noqa: F401
-    argmax, argmin, cumprod, cumsum, reduce_all, reduce_any, reduce_logsumexp, reduce_max,
+    argmax, argmin, count_nonzero, cumprod, cumsum, reduce_all, reduce_any, reduce_logsumexp, reduce_max,
     reduce_mean, reduce_min, reduce_prod, reduce_std, reduce_sum, reduce_variance,
 )
-from .ops.nn_ops import log_softmax, softplus  # noqa: F401,E402
+from .ops.nn_ops import log_softmax, softmax, softplus, softsign  # noqa: F401,E402
+from .ops.clip_ops import l2_normalize  # noqa: F401,E402
+from .ops.trig_ops import acos, acosh, asin, asinh, atan, atan2, atanh, cosh, expm1, sinh, tan  # noqa: F401,E402
 from .ops.segment_ops import (  # noqa: F401,E402
     bincount, segment_max, segment_mean, segment_min, segment_prod, segment_sum, unsorted_segment_max,
     unsorted_segment_mean, unsorted_segment_min, unsorted_segment_prod, unsorted_segment_sqrt_n, unsorted_segment_sum,

@@ -32,7 +32,11 @@ class Module:
             raise ValueError(f"'{name}' is not a valid module name. Module names must be valid Python "
                              f"identifiers (e.g. a valid class name).")
         self._name = name
-        self._scope_name = name + "/"
+        # As TF: the scope is fixed at construction, nested in whatever scope was open then, and
+        # re-entered later as an absolute scope ("outer/name/"), wherever the module is called from.
+        from .framework.name_scope import name_scope as _name_scope
+        with _name_scope(name) as scope_name:
+            self._scope_name = scope_name
 
     @property
     def name(self):
@@ -40,8 +44,9 @@ class Module:
 
     @property
     def name_scope(self):
-        from .framework import name_scope as _ns
-        return _ns.name_scope(self._name)
+        """A ``tf.name_scope`` for this module; ``.name`` is the full scope, e.g. ``"outer/my_module/"``."""
+        from .framework.name_scope import name_scope as _name_scope
+        return _name_scope(self._scope_name)
 
     @property
     def variables(self):

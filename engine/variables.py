@@ -48,6 +48,7 @@ class VariableAggregation(enum.Enum):
 
 
 _read_op = []
+_NO_ATTRS = {}   # shared by every recorded read: attrs are never modified
 
 
 def _READ():  # noqa: N802  (looked up lazily: the op library imports this module)
@@ -89,8 +90,9 @@ class Variable:
         if isinstance(initial_value, Tensor) or hasattr(initial_value, "__tf_tensor__"):
             value = convert_to_tensor(initial_value)
             if dtype is not None and value.dtype != dtype:
-                from .ops import math_ops
-                value = math_ops.cast(value, dtype)
+                # As TF: a tensor is never cast silently (Python and NumPy values are converted to ``dtype``).
+                raise ValueError(f"initial_value: Tensor conversion requested dtype {dtype.name} for Tensor with "
+                                 f"dtype {value.dtype.name}: {value!r}")
         else:
             value = convert_to_tensor(initial_value, dtype=dtype)
         if synchronization is VariableSynchronization.ON_READ and trainable:
@@ -114,7 +116,7 @@ class Variable:
         if not self._shape.is_compatible_with(TensorShape(self._value.shape)):
             raise ValueError(f"The initial value's shape ({TensorShape(self._value.shape)}) is not compatible "
                              f"with the explicitly supplied `shape` argument ({self._shape}).")
-        self._name = (name or "Variable") + ":0" if not (name or "").endswith(":0") else name
+        self._name = _eager_name(name)
 
     def _init_in_graph(self, graph, value, name, shape):
         """Graph mode: a handle op, an initializer, and reads/assigns as graph ops; values live in Sessions."""
@@ -150,12 +152,41 @@ class Variable:
         return self._initial_value if self._graph is not None else self._read_untracked()
 
     def _graph_value(self):
-        """The variable's value as a tensor of its graph (what fetching the variable runs)."""
-        with self._graph.as_default():
-            return read_in_graph(self._graph, self)
+        """The variable's value as a tensor of its graph (what fetching the variable runs).
+
+        One ``ReadVariableOp``, made on first use and reused, as TF's ``Variable.value()``
+        is: fetching a variable in a loop must not grow the graph (and recompile the plan).
+        """
+        read = self.__dict__.get("_graph_read")
+        if read is None or read.graph is not self._graph:
+            with self._graph.as_default(), self._graph.control_dependencies(None):
+                read = self._graph_read = read_in_graph(self._graph, self)
+        return read
 
     def eval(self, session=None):
+        if self._graph is None:
+            raise RuntimeError("This operation is not supported when eager execution is enabled.")
         return self._graph_value().eval(session=session)
+
+    def is_initialized(self, name=None):
+        """Eagerly a variable always holds a value: ``tf.Tensor(True)``. (Not available in a tf.Graph.)"""
+        if self._graph is not None:
+            raise NotImplementedError("Variable.is_initialized is only available eagerly in this engine.")
+        return convert_to_tensor(True)
+
+    def set_shape(self, shape):
+        """Refine the static shape (``ValueError`` if ``shape`` is incompatible with the current one)."""
+        self._shape = self._shape.merge_with(as_shape(shape))
+
+    def sparse_read(self, indices, name=None):
+        """``tf.gather(v, indices)``: the rows ``indices`` of the value (recorded as a read)."""
+        from .ops import array_ops
+        return array_ops.gather(self._read(), indices, name=name)
+
+    def gather_nd(self, indices, name=None):
+        """``tf.gather_nd(v, indices)`` on the value (recorded as a read)."""
+        from .ops import array_ops
+        return array_ops.gather_nd(self._read(), indices, name=name)
 
     def _not_in_graph_error(self):
         return ValueError(f"Variable '{self._name}' was created in a tf.Graph and has no value outside a Session. "
@@ -222,18 +253,21 @@ class Variable:
 
     def _read(self):
         """Produce a snapshot tensor and tell active tapes about the read."""
-        if ctx.graph is not None:
-            t = ctx.graph.read_variable(self)
-            for tape in ctx.tapes:  # a tape inside a traced function
+        c = ctx
+        if c.graph is not None:
+            t = c.graph.read_variable(self)
+            for tape in c.tapes:  # a tape inside a traced function
                 tape._variable_accessed(self)
-                tape._record_operation(_READ(), (self,), {}, (t,))
+                tape._record_operation(_READ(), (self,), _NO_ATTRS, (t,))
             return t
         t = self._read_untracked()
-        for watcher in ctx.variable_watchers:
+        for watcher in c.variable_watchers:
             watcher.setdefault(self._id, self)
-        for tape in ctx.tapes:
-            tape._variable_accessed(self)
-            tape._record_operation(_READ(), (self,), {}, (t,))
+        if c.tapes:
+            read_op, inputs, outputs = _READ(), (self,), (t,)
+            for tape in c.tapes:
+                tape._variable_accessed(self)
+                tape._record_operation(read_op, inputs, _NO_ATTRS, outputs)
         return t
 
     def value(self):
@@ -277,6 +311,31 @@ class Variable:
 
     def __iter__(self):
         return iter(self._read())
+
+    # --- in-place operators: refused, as TF 2.21 does ------------------------------------
+    # Without these, ``v += 1`` would silently fall back to ``v = v + 1`` and rebind ``v`` to a Tensor.
+    def __iadd__(self, other):
+        raise RuntimeError("`variable += value` with `tf.Variable`s is not supported. Use "
+                           "`variable.assign_add(value)` to modify the variable, or `out = variable + value` if "
+                           "you need to get a new output Tensor.")
+
+    def __isub__(self, other):
+        raise RuntimeError("`variable -= value` with `tf.Variable`s is not supported. Use "
+                           "`variable.assign_sub(value)` to modify the variable, or `out = variable - value` if "
+                           "you need to get a new output Tensor.")
+
+    def __imul__(self, other):
+        raise RuntimeError("`var *= value` with `tf.Variable`s is not supported. Use `var.assign(var * value)` to "
+                           "modify the variable, or `out = var * value` if you need to get a new output Tensor.")
+
+    def __itruediv__(self, other):
+        raise RuntimeError("`var /= value` with `tf.Variable`s is not supported. Use `var.assign(var / value)` to "
+                           "modify the variable, or `out = var / value` if you need to get a new output Tensor.")
+
+    def __ipow__(self, other):
+        raise RuntimeError("`var **= value` with `tf.Variable`s is not supported. Use `var.assign(var ** value)` "
+                           "to modify the variable, or `out = var ** value` if you need to get a new output "
+                           "Tensor.")
 
     def ref(self):
         from .framework.tensor import _Reference
@@ -457,6 +516,22 @@ class Variable:
 
     def __str__(self):
         return self.__repr__()
+
+
+def _eager_name(name):
+    """An eager variable's name: the open ``tf.name_scope`` + ``name`` (default "Variable") + ``":0"``.
+
+    As TF: ``with tf.name_scope("s"): tf.Variable(1., name="v")`` is named ``"s/v:0"``, and a method
+    decorated with ``tf.Module.with_name_scope`` names its variables ``"my_module/Variable:0"``.
+    Deliberate differences: a name that already contains ``"/"`` is taken as a full path (Keras layers
+    pass ``"dense/kernel"`` from inside the ``dense`` scope), and a name ending in ``":0"`` is kept as is.
+    """
+    if (name or "").endswith(":0"):
+        return name
+    name = name or "Variable"
+    if "/" not in name:
+        name = ctx.name_scope + name
+    return name + ":0"
 
 
 def _lift_symbolic_initial_value(tensor):

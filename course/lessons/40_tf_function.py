@@ -341,19 +341,22 @@ print(counter(tf.constant(1.0)), counter(tf.constant(2.0)), "traces:", counter._
 
 @tf.function
 def fresh_variable(x):
+    print("tracing fresh_variable")
     v = tf.Variable(1.0)          # a new variable on every trace
     return x + v
 
-print(fresh_variable(tf.constant(1.0)))
 try:
-    fresh_variable(tf.constant([1.0, 2.0]))   # a new shape: a second trace would create a second variable
+    fresh_variable(tf.constant(1.0))
 except ValueError as e:
     print("ValueError:", e)
+print("traces:", fresh_variable.experimental_get_tracing_count())
 
 # %% [markdown]
-# The engine raises when a *later* trace creates a variable. TensorFlow is stricter. When the
-# first trace creates variables, TF traces a second time and checks that this trace creates none.
-# So in TF, `fresh_variable` fails on its very first call, while `Counter` works. (This double
+# Look at the trace counts. `Counter` traced **twice** on its first call, and `fresh_variable`
+# printed "tracing" twice before failing on its very *first* call. That is TF's rule: when the
+# first trace creates variables, TF traces again at once (the variables exist by then) and keeps
+# the second graph, which only reads them; if the second trace creates variables too, the function
+# would need new variables on every call, which a graph cannot hold, and TF raises. (This double
 # trace is why the seed's example allows "traces <= 2".)
 #
 # ## The seed's `train_step`: forward, gradients and update in one graph (2.4)
@@ -393,7 +396,8 @@ viz.draw_graph(step_fn.graph)
 # *symbolically* (`ReluGrad`, `BiasAddGrad`, `MatMul`s of the backward pass: inside a trace the
 # tape writes graph ops, it computes nothing). Bottom: Adam's update, folded into one box (its
 # moments, bias corrections and `AssignSubVariableOp`s). Adam's slot variables were created during
-# this first trace, which is allowed. Counted by name scope:
+# this first trace, which is allowed (and so the function will trace once more, on its first call).
+# Counted by name scope:
 
 # %%
 def part(op):                    # by name scope
@@ -407,7 +411,8 @@ for op in step_fn.graph.get_operations():
 print(kinds)
 
 # %% [markdown]
-# Training runs the graph; fixed batches of 32 mean one trace for all 160 steps:
+# Training runs the graph; fixed batches of 32 mean no retrace in 160 steps. The count is 2: the
+# `get_concrete_function` above created Adam's slots, so TF's rule traced once more:
 
 # %%
 losses = []
@@ -417,7 +422,7 @@ for epoch in range(20):
 print("first loss", round(losses[0], 3), "last loss", round(losses[-1], 3),
       "traces:", train_step.experimental_get_tracing_count())
 fig, ax = plt.subplots(figsize=(5, 2.6))
-ax.plot(losses); ax.set_xlabel("step"); ax.set_ylabel("loss"); ax.set_title("The seed's train_step, traced once")
+ax.plot(losses); ax.set_xlabel("step"); ax.set_ylabel("loss"); ax.set_title("The seed's train_step, no retrace")
 plt.show()
 
 # %% [markdown]

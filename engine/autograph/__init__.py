@@ -48,7 +48,37 @@ clause; ``if c: return a`` followed by code is rewritten recursively, so
 """
 from .api import ConversionError, do_not_convert, to_code, to_graph
 
-__all__ = ["to_graph", "to_code", "experimental", "ConversionError"]
+import enum
+
+__all__ = ["to_graph", "to_code", "experimental", "ConversionError", "set_verbosity", "trace"]
+
+
+class Feature(enum.Enum):
+    """``tf.autograph.experimental.Feature``: optional conversions, named for compatibility.
+
+    Accepted (``tf.function(experimental_autograph_options=...)``, ``to_graph(...,
+    experimental_optional_features=...)``) but not acted on: this converter always does the same thing.
+    """
+    ALL = "ALL"
+    AUTO_CONTROL_DEPS = "AUTO_CONTROL_DEPS"
+    ASSERT_STATEMENTS = "ASSERT_STATEMENTS"
+    BUILTIN_FUNCTIONS = "BUILTIN_FUNCTIONS"
+    EQUALITY_OPERATORS = "EQUALITY_OPERATORS"
+    LISTS = "LISTS"
+    NAME_SCOPES = "NAME_SCOPES"
+
+
+_verbosity = [0]
+
+
+def set_verbosity(level, alsologtostdout=False):
+    """``tf.autograph.set_verbosity``: recorded only; this converter logs nothing."""
+    _verbosity[0] = int(level)
+
+
+def trace(*args):
+    """``tf.autograph.trace``: print ``args`` when the code runs in Python, i.e. while tracing a tf.function."""
+    print(*args)
 
 
 def set_loop_options(parallel_iterations=None, swap_memory=None, maximum_iterations=None, shape_invariants=None):
@@ -64,3 +94,4 @@ def set_loop_options(parallel_iterations=None, swap_memory=None, maximum_iterati
 class experimental:  # noqa: N801  (a namespace, as in TF)
     do_not_convert = staticmethod(do_not_convert)
     set_loop_options = staticmethod(set_loop_options)
+    Feature = Feature

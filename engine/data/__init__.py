@@ -21,9 +21,11 @@ Read in this order: ``dataset_ops.py`` (the model and the public methods),
 """
 from . import experimental  # noqa: F401
 from .dataset_ops import AUTOTUNE, INFINITE_CARDINALITY, UNKNOWN_CARDINALITY, Dataset  # noqa: F401
-from .iterator_ops import NumpyIterator, OwnedIterator  # noqa: F401
+from .iterator_ops import NumpyIterator, Optional, OwnedIterator  # noqa: F401
+from .extras import DatasetSpec, Options  # noqa: F401
 from . import graph_ops as _graph_ops  # noqa: F401  (registers ReduceDataset, AnonymousIteratorV3, IteratorGetNext)
 
 Iterator = OwnedIterator
 
-__all__ = ["Dataset", "AUTOTUNE", "INFINITE_CARDINALITY", "UNKNOWN_CARDINALITY", "experimental", "Iterator"]
+__all__ = ["Dataset", "AUTOTUNE", "INFINITE_CARDINALITY", "UNKNOWN_CARDINALITY", "experimental", "Iterator", "Options",
+           "DatasetSpec"]

@@ -243,6 +243,70 @@ class Dataset:
         from .transforms import _ConcatenateDataset
         return _ConcatenateDataset(self, dataset)
 
+    def flat_map(self, map_func, name=None):
+        """Map each element to a dataset and produce their elements in turn (``interleave`` with one open
+        dataset; ``map_func`` is called eagerly, see ``nested.py``)."""
+        from .nested import _InterleaveDataset
+        return _InterleaveDataset(self, map_func, 1, 1)
+
+    def window(self, size, shift=None, stride=1, drop_remainder=False, name=None):
+        """Windows of ``size`` elements (every ``stride``-th), one every ``shift`` elements; each window is a
+        nest of datasets (see ``extras.py``): ``ds.window(3).flat_map(lambda w: w.batch(3))``."""
+        from .extras import _WindowDataset
+        return _WindowDataset(self, size, shift, stride, drop_remainder)
+
+    def scan(self, initial_state, scan_func, name=None):
+        """A running state: ``scan_func(state, element) -> (new_state, output)`` (traced once)."""
+        from .extras import _ScanDataset
+        return _ScanDataset(self, initial_state, scan_func)
+
+    def unique(self, name=None):
+        """Drop elements seen before (scalar int32/int64/string elements)."""
+        from .extras import _UniqueDataset
+        return _UniqueDataset(self)
+
+    def take_while(self, predicate, name=None):
+        """Stop at the first element for which ``predicate`` (traced once) is False."""
+        from .extras import _TakeWhileDataset
+        return _TakeWhileDataset(self, predicate)
+
+    def rebatch(self, batch_size, drop_remainder=False, name=None):
+        """Re-cut batched elements into batches of ``batch_size`` (``unbatch().batch(batch_size)``, as TF
+        does for a scalar ``batch_size``)."""
+        from .transforms import _BatchDataset, _UnbatchDataset
+        return _BatchDataset(_UnbatchDataset(self), batch_size, drop_remainder)
+
+    def ignore_errors(self, log_warning=False, name=None):
+        """Skip the elements whose computation raises (e.g. ``tf.debugging.check_numerics`` in a ``map``)."""
+        from .extras import _IgnoreErrorsDataset
+        return _IgnoreErrorsDataset(self, log_warning)
+
+    def with_options(self, options, name=None):
+        """Attach ``tf.data.Options`` (merged with the inputs'); accepted, without effect (see ``extras.py``)."""
+        from .extras import _OptionsDataset
+        return _OptionsDataset(self, options)
+
+    def options(self):
+        """The ``tf.data.Options`` of this pipeline (those set by ``with_options`` upstream, merged)."""
+        from .extras import Options
+        merged = Options()
+        for d in self._inputs():
+            merged = merged.merge(d.options())
+        return merged
+
+    @staticmethod
+    def choose_from_datasets(datasets, choice_dataset, stop_on_empty_dataset=True):
+        """Element ``i`` comes from ``datasets[choice_i]`` (``choice_dataset``: scalar int64 indices)."""
+        from .extras import choose_from_datasets
+        return choose_from_datasets(datasets, choice_dataset, stop_on_empty_dataset)
+
+    @staticmethod
+    def sample_from_datasets(datasets, weights=None, seed=None, stop_on_empty_dataset=False,
+                             rerandomize_each_iteration=None):
+        """Each element from a randomly chosen dataset, with probabilities ``weights`` (seeded; see ``extras.py``)."""
+        from .extras import sample_from_datasets
+        return sample_from_datasets(datasets, weights, seed, stop_on_empty_dataset, rerandomize_each_iteration)
+
     def apply(self, transformation_func):
         """``transformation_func(self)``: for reusable pipeline pieces."""
         result = transformation_func(self)

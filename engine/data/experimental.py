@@ -1,7 +1,10 @@
 """``tf.data.experimental``: the older spellings of a few ``tf.data`` names."""
 from .dataset_ops import AUTOTUNE, INFINITE_CARDINALITY, UNKNOWN_CARDINALITY
+from .extras import choose_from_datasets, sample_from_datasets  # noqa: F401
+from .iterator_ops import Optional  # noqa: F401
 
-__all__ = ["AUTOTUNE", "INFINITE_CARDINALITY", "UNKNOWN_CARDINALITY", "cardinality"]
+__all__ = ["AUTOTUNE", "INFINITE_CARDINALITY", "UNKNOWN_CARDINALITY", "cardinality", "choose_from_datasets",
+           "sample_from_datasets", "Optional"]
 
 
 def cardinality(dataset):

@@ -9,7 +9,47 @@ until ``StopIteration``; Keras' ``fit`` consumes datasets the same way.
 """
 from . import structure
 
-__all__ = ["OwnedIterator", "NumpyIterator"]
+__all__ = ["OwnedIterator", "NumpyIterator", "Optional"]
+
+
+class Optional:
+    """``tf.experimental.Optional``: a value that may be missing (``get_next_as_optional``'s result).
+
+    ``has_value()`` is a bool scalar tensor; ``get_value()`` returns the value,
+    or raises ``InvalidArgumentError`` when there is none (TF's error class).
+    """
+
+    def __init__(self, value=None, element_spec=None, has_value=True):
+        self._value = value
+        self._element_spec = element_spec
+        self._has_value = has_value
+
+    @staticmethod
+    def from_value(value):
+        from ..util import nest
+        from . import structure
+        return Optional(value, structure.spec_of(nest.map_structure(lambda x: x, value)), True)
+
+    @staticmethod
+    def empty(element_spec):
+        return Optional(None, element_spec, False)
+
+    @property
+    def element_spec(self):
+        return self._element_spec
+
+    def has_value(self, name=None):
+        from ..framework.tensor import constant
+        return constant(self._has_value)
+
+    def get_value(self, name=None):
+        if not self._has_value:
+            from ..framework.errors import InvalidArgumentError
+            raise InvalidArgumentError(None, None, "The given optional does not have a value. [Op:OptionalGetValue]")
+        return self._value
+
+    def __repr__(self):
+        return f"<Optional has_value={self._has_value} element_spec={self._element_spec!r}>"
 
 
 class OwnedIterator:
@@ -40,6 +80,13 @@ class OwnedIterator:
             return self.__next__()
         except StopIteration:
             raise OutOfRangeError(None, None, "End of sequence [Op:IteratorGetNext]") from None
+
+    def get_next_as_optional(self):
+        """The next element as a ``tf.experimental.Optional`` (empty at the end instead of raising)."""
+        try:
+            return Optional(self.__next__(), self._element_spec, True)
+        except StopIteration:
+            return Optional(None, self._element_spec, False)
 
     def close(self):
         """Release the pipeline now (stops prefetch threads); done anyway when the iterator is collected."""

@@ -127,8 +127,12 @@ def host_device():
 def to_tensors(spec, components):
     """Components -> the element the user sees: eager tensors on the host CPU, packed as ``spec``."""
     device = host_device()
-    tensors = [EagerTensor(c, device) for c in components]
+    tensors = [c if _is_dataset(c) else EagerTensor(c, device) for c in components]   # window: datasets
     return tensors[0] if len(tensors) == 1 and not nest.is_nested(spec) else pack(spec, tensors)
+
+
+def _is_dataset(value):
+    return hasattr(value, "_make_iterator")
 
 
 def to_numpy(spec, components):

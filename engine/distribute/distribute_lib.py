@@ -513,6 +513,19 @@ class _DefaultDistributionStrategy(Strategy):
     def scope(self):
         return contextlib.nullcontext(self)
 
+    def experimental_distribute_dataset(self, dataset, options=None):
+        """The default strategy has one replica and no devices to place on: TF returns ``dataset`` itself.
+
+        (Elements keep their shapes: no batch dimension is required, no slicing.)
+        """
+        return dataset
+
+    def distribute_datasets_from_function(self, dataset_fn, options=None):
+        """``dataset_fn(InputContext())`` (one pipeline, one replica), returned as is, as TF does."""
+        return dataset_fn(InputContext())
+
+    experimental_distribute_datasets_from_function = distribute_datasets_from_function
+
 
 _default = []
 _default_lock = threading.Lock()

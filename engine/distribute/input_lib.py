@@ -35,6 +35,9 @@ def _slice_bounds(batch, n):
 def _split_tensor(x, devices):
     """One tensor's N slices along axis 0 (eager: NumPy views placed on each device; symbolic: slicing ops)."""
     n = len(devices)
+    if any(d is None for d in devices):      # the default strategy's one "device": wherever ops run now
+        from ..framework.device import default_device
+        devices = [default_device() if d is None else d for d in devices]
     if isinstance(x, EagerTensor):
         if x.shape.rank == 0:
             raise ValueError(f"Cannot split a scalar across {n} replicas: every element of a distributed dataset "
@@ -137,7 +140,8 @@ class DistributedDatasetsFromFunction:
 
     def __iter__(self):
         it = iter(self._dataset)
-        devices = self._strategy.extended._devices
+        from ..framework.device import default_device
+        devices = [default_device() if d is None else d for d in self._strategy.extended._devices]
 
         def next_step():
             batches = [next(it) for _ in devices]   # a partial last step ends the iteration

@@ -7,6 +7,7 @@ JVP comes from ``f``'s own forward ops, not from ``grad_fn``. If the function re
 accept ``variables=`` and return ``(input_grads, variable_grads)``, as in TF.
 """
 import functools
+import inspect
 
 from ..framework.context import ctx
 from ..framework.tensor import Tensor, convert_to_tensor
@@ -33,6 +34,9 @@ def custom_gradient(f=None):
         finally:
             ctx.variable_watchers.remove(watcher)
         variables = list(watcher.values())
+        if variables and not _accepts_variables(grad_fn):
+            raise TypeError(f"@tf.custom_gradient grad_fn must accept keyword argument 'variables', since "
+                            f"function uses variables: {variables}")
 
         def backward(*grads):
             grads = grads[0] if len(grads) == 1 else list(grads)
@@ -42,8 +46,21 @@ def custom_gradient(f=None):
                     raise ValueError("Must return gradient for each variable from @custom_gradient grad_fn.")
             else:
                 input_grads, variable_grads = grad_fn(grads), []
-            return list(nest.flatten(input_grads)) + list(variable_grads)
+            input_grads = list(nest.flatten(input_grads))
+            if len(input_grads) != len(args):
+                raise ValueError(f"custom_gradient function expected to return {len(args)} gradients, but "
+                                 f"returned {len(input_grads)} instead.")
+            return input_grads + list(variable_grads)
 
         record_operation(f.__name__, args + variables, flat, backward)
         return nest.pack_sequence_as(result, flat)
     return decorated
+
+
+def _accepts_variables(grad_fn):
+    """Can ``grad_fn`` be called with ``variables=``? (A parameter of that name, or ``**kwargs``.)"""
+    try:
+        params = inspect.signature(grad_fn).parameters.values()
+    except (TypeError, ValueError):
+        return True
+    return any(p.name == "variables" or p.kind is inspect.Parameter.VAR_KEYWORD for p in params)

@@ -45,8 +45,16 @@ def execute(op, inputs, attrs=_NO_ATTRS, name=None):
     try:
         if device.backend is NUMPY:
             kernel = op.cpu_kernel or op.kernel(NUMPY)
-            result = kernel(*[t._value if t._device.backend is NUMPY else device.put(t._value) for t in inputs],
-                            **attrs)
+            # The hot path: one or two NumPy inputs, passed without building an argument list (a list
+            # comprehension is a function call of its own in CPython 3.11) or a ``**`` dict when there are no attrs.
+            n = len(inputs)
+            if n == 2 and inputs[0]._device.backend is NUMPY and inputs[1]._device.backend is NUMPY:
+                x, y = inputs
+                result = kernel(x._value, y._value, **attrs) if attrs else kernel(x._value, y._value)
+            elif n == 1 and inputs[0]._device.backend is NUMPY:
+                result = kernel(inputs[0]._value, **attrs) if attrs else kernel(inputs[0]._value)
+            else:
+                result = kernel(*_values_on(device, inputs), **attrs)
         else:
             kernel = op.kernel(device.backend)
             with device.activate():
@@ -60,12 +68,19 @@ def execute(op, inputs, attrs=_NO_ATTRS, name=None):
     if op.num_outputs == 1:
         out = EagerTensor(result, device)
         if c.tapes:
-            record(op, inputs, attrs, (out,))
+            outs = (out,)
+            for tape in c.tapes:
+                tape._record_operation(op, inputs, attrs, outs)
         return out
     outs = [EagerTensor(r, device) for r in result]
     if c.tapes:
         record(op, inputs, attrs, outs)
     return outs
+
+
+def _values_on(device, inputs):
+    """The input arrays for a NumPy kernel (values on other devices are copied to the host)."""
+    return [t._value if t._device.backend is NUMPY else device.put(t._value) for t in inputs]
 
 
 def _symbolic_input_error(op, inputs):

@@ -19,16 +19,22 @@ the gradient graph built from the same registry gradient functions, fed with
 the forward values the forward run saved. Under nested tapes (higher-order
 gradients) the call instead replays the traced ops eagerly, one by one, so every
 tape records them; TF reaches the same result by differentiating the gradient
-function itself.
+function itself. Control flow replays too: a cond runs its chosen branch's ops,
+a while loop its cond and body ops iteration by iteration, and a loop gradient
+computed inside the function (``WhileGrad``) its backward body over the
+recorded iterations, so higher-order gradients through ``tf.cond`` and
+``tf.while_loop`` are exact. A function that cannot be replayed (it holds ops
+that need the graph runtime, such as random ops) raises ``NotImplementedError``
+when its gradient is differentiated again, instead of returning ``None``.
 
 AutoGraph (``engine/autograph``) converts the function's Python ``if``/``while``/
 ``for`` on tensors into ``tf.cond``/``tf.while_loop`` before tracing.
 
 Deliberate differences from TF (for now): ``jit_compile`` is accepted and ignored;
-higher-order gradients through a function containing ``tf.cond``/``tf.while_loop``
-are not supported (their ops need the plan runtime); variables passed as
-arguments are keyed by identity, as the course's spec says (TF 2.21 keys them by
-dtype and shape).
+variables passed as arguments are keyed by identity, as the course's spec says
+(TF 2.21 keys them by dtype and shape); a higher-order gradient that is
+identically zero on the branch a cond took is ``None`` (as in TF's eager mode;
+TF's traced cond gives ``0.``: pass ``unconnected_gradients=ZERO`` for that).
 """
 import collections
 import functools
@@ -165,8 +171,7 @@ class ConcreteFunction:
             device = ctx.device or default_device()
             values = self._plan([t.numpy() if isinstance(t, EagerTensor) else np.asarray(t) for t in tensors])
             return EagerTensor(values[0] if device.backend == "numpy" else device.put(values[0]), device)
-        if (len(ctx.tapes) >= 2 or any(getattr(t, "_is_forward_accumulator", False) for t in ctx.tapes)) \
-                and self._replayable():
+        if ctx.tapes and self._should_replay():
             # Nested tapes (higher-order gradients) or forward-mode accumulators: run the graph's ops one
             # by one, eagerly, so every tape records each op and can differentiate the gradient
             # computations of the inner tapes (and every accumulator pushes its tangents through them).
@@ -200,42 +205,39 @@ class ConcreteFunction:
                              lambda *grads: self._backward(saved, inputs, outputs, grads))
         return nest.pack_sequence_as(self.structured_outputs, _fill_none(self.structured_outputs, outputs))
 
+    def _should_replay(self):
+        """Run the call op by op (see :meth:`_replay_eagerly`) instead of as one recorded op?
+
+        Yes under nested tapes and under forward accumulators, when the graph can be replayed; and
+        under any tape when the graph holds a control-flow gradient op (``WhileGrad``, a cond's gradient
+        ``If``: a gradient computed inside the function): those have no graph gradient, but their eager
+        replay is differentiable.
+        """
+        tapes = ctx.tapes
+        accumulators = any(getattr(t, "_is_forward_accumulator", False) for t in tapes)
+        if not (len(tapes) >= 2 or accumulators or self._replay_info()[1]):
+            return False
+        replayable, _, variants = self._replay_info()
+        # Forward accumulators carry no tangents through variant (TensorList) values: such graphs
+        # keep the one-op path, whose JVP is derived from the compiled backward function.
+        return replayable and not (accumulators and variants)
+
     def _replayable(self):
         """Can the graph be re-run op by op eagerly? (Not with ops that need a Session-like runtime.)"""
-        ok = getattr(self, "_is_replayable", None)
-        if ok is None:
-            ok = self._is_replayable = all(
-                not op.op_def.needs_runtime or (op.type == "VarHandleOp" and "eager_variable" in op.attrs)
-                for op in self.graph.get_operations())
-        return ok
+        return self._replay_info()[0]
+
+    def _replay_info(self):
+        """``(replayable, has a control-flow gradient op, has variants)`` for this graph and its sub-graphs."""
+        info = getattr(self, "_replay_summary", None)
+        if info is None:
+            info = self._replay_summary = _replay_summary(self.graph.get_operations())
+        return info
 
     def _replay_eagerly(self, tensors):
         """Execute the traced ops eagerly, in order, through the dispatcher (so tapes record each one)."""
-        from ..framework.executor import prune
-        from .execute import execute
         graph = self.graph
         values = {p._id: t for p, t in zip(graph.inputs, tensors)}
-        fed = set(values)
-        for op in prune([t.op for t in graph.outputs] + list(graph.stateful_ops), fed):
-            if op.type == "Placeholder":
-                continue
-            if op.type == "VarHandleOp":
-                values[op.outputs[0]._id] = op.attrs["eager_variable"]
-                continue
-            args = [values[t._id] for t in op.inputs]
-            if op.type == "ReadVariableOp":
-                result = args[0]._read()
-            elif op.type in ("AssignVariableOp", "AssignAddVariableOp", "AssignSubVariableOp"):
-                method = {"AssignVariableOp": "assign", "AssignAddVariableOp": "assign_add",
-                          "AssignSubVariableOp": "assign_sub"}[op.type]
-                getattr(args[0], method)(args[1], read_value=False)
-                continue
-            else:
-                result = execute(op.op_def, tuple(args), op.attrs)
-            outs = result if isinstance(result, list) else [result]
-            for t, v in zip(op.outputs, outs):
-                values[t._id] = v
-        return [values[t._id] for t in graph.outputs]
+        return replay_ops(graph, values, graph.outputs, list(graph.stateful_ops))
 
     def _inline(self, graph, tensors):
         """Copy this function's ops into ``graph``, wired to ``tensors``; return the copied outputs.
@@ -281,7 +283,25 @@ class ConcreteFunction:
         grads = []
         for g in info.grads:
             grads.append(None if g is None else EagerTensor(next(values), device))
+        if ctx.tapes:
+            # An outer tape is recording this backward pass (a higher-order gradient of a function that
+            # could not be replayed op by op). The compiled backward is opaque to it: record it as one
+            # op of the forward inputs whose own gradient raises, so the result is an error, never a
+            # silently missing gradient. (Not of the output gradients: the backward is linear in them, and
+            # ForwardAccumulator's double-VJP probe of this function must still see it as opaque.)
+            record_operation(f"{self.name}_backward", list(inputs), [g for g in grads if g is not None],
+                             lambda *_: self._no_higher_order())
         return grads
+
+    def _no_higher_order(self):
+        ops = sorted({op.type for op in self.graph.get_operations()
+                      if op.op_def.needs_runtime and op.type not in _CONTROL_FLOW_OPS and
+                      not (op.type == "VarHandleOp" and "eager_variable" in op.attrs)})
+        raise NotImplementedError(
+            f"Cannot compute a higher-order gradient through the tf.function {self.name}: its ops "
+            f"{', '.join(ops) or '(none)'} need the graph runtime, so its gradient was computed by a compiled "
+            f"backward function that cannot be differentiated again. Move those ops (e.g. random ops: pass "
+            f"the random values in as arguments) out of the function, or differentiate it eagerly.")
 
     def __repr__(self):
         args = ", ".join(f"{p.name.split(':')[0]}: {TensorSpec(p.shape, p.dtype)!r}" for p in self.graph.inputs)
@@ -308,6 +328,69 @@ class _GradientInfo:
             graph, [graph.outputs[i] for i in self.float_outputs], sources)
         fetch = [g for g in self.grads if g is not None]
         self.plan = compile_plan(fetch, [], self.saved + self.grad_ys)
+
+
+_CONTROL_FLOW_OPS = frozenset(["If", "StatelessIf", "While", "StatelessWhile", "WhileGrad"])
+
+
+def _replay_summary(ops, seen=None):
+    """``(replayable, has a control-flow gradient op, has variants)`` over ``ops`` and their sub-graphs."""
+    seen = set() if seen is None else seen
+    replayable, while_grad, variants = True, False, False
+    for op in ops:
+        if any(t.dtype == dtypes.variant for t in op.outputs):
+            variants = True
+        if op.type in _CONTROL_FLOW_OPS:
+            while_grad = while_grad or op.type == "WhileGrad" or bool(op.attrs.get("_gradient"))
+            for value in op.attrs.values():
+                graph = getattr(value, "graph", None)
+                if graph is None or not hasattr(value, "plan") or id(graph) in seen:
+                    continue
+                seen.add(id(graph))
+                r, w, v = _replay_summary(graph.get_operations(), seen)
+                replayable, while_grad, variants = replayable and r, while_grad or w, variants or v
+            continue
+        if op.op_def.needs_runtime and not (op.type == "VarHandleOp" and "eager_variable" in op.attrs):
+            replayable = False
+    return replayable, while_grad, variants
+
+
+def replay_ops(graph, values, fetches, targets=()):
+    """Run the ops of ``graph`` that ``fetches`` and ``targets`` need, eagerly, one by one.
+
+    ``values`` maps fed tensor ids to eager values: EagerTensors, the eager ``tf.Variable`` for a
+    resource handle, a ``LoopRecord`` for a loop record. Every op goes through the dispatcher, so
+    the active tapes and accumulators record it; control-flow ops run their sub-graphs the same way
+    (``control_flow_ops.replay_op``: the chosen branch, each loop iteration). Returns the fetched values.
+    """
+    from ..framework.executor import prune
+    from ..ops.control_flow_ops import replay_op
+    from .execute import execute
+    for op in prune([t.op for t in fetches] + list(targets), set(values)):
+        if op.type == "Placeholder":
+            if op.outputs[0]._id not in values:
+                raise InvalidArgumentError(None, None, f"Replaying {graph.name}: placeholder '{op.name}' is "
+                                                       f"needed but was not fed.")
+            continue
+        if op.type == "VarHandleOp":
+            values[op.outputs[0]._id] = op.attrs["eager_variable"]
+            continue
+        args = [values[t._id] for t in op.inputs]
+        if op.type == "ReadVariableOp":
+            result = args[0]._read()
+        elif op.type in ("AssignVariableOp", "AssignAddVariableOp", "AssignSubVariableOp"):
+            method = {"AssignVariableOp": "assign", "AssignAddVariableOp": "assign_add",
+                      "AssignSubVariableOp": "assign_sub"}[op.type]
+            getattr(args[0], method)(args[1], read_value=False)
+            continue
+        elif op.type in _CONTROL_FLOW_OPS:
+            result = replay_op(op, args)
+        else:
+            result = execute(op.op_def, tuple(args), op.attrs)
+        outs = result if isinstance(result, list) else [result]
+        for t, v in zip(op.outputs, outs):
+            values[t._id] = v
+    return [values[t._id] for t in fetches]
 
 
 def _fast_key(args):
@@ -452,6 +535,34 @@ class Function:
 
     # --- tracing ---------------------------------------------------------------------------------------
     def _trace(self, args, kwargs, relaxed):
+        """Trace a new ConcreteFunction.
+
+        As in TF, a first trace that creates ``tf.Variable`` s is followed at once by a second
+        trace: the variables exist by then, and the graph that is kept is the second one, which
+        only reads them. If the second trace creates variables too, the function makes new ones
+        on every call, which a graph cannot do: ``ValueError``. (So such a function has traced
+        twice after its first call, and Python side effects ran twice.)
+        """
+        creates_variables_allowed = self._tracing_count == 0
+        graph, result, flat_out, specs_args, specs_kwargs, names = self._trace_once(args, kwargs, relaxed)
+        self._tracing_count += 1
+        if graph.created_variables and creates_variables_allowed:
+            graph, result, flat_out, specs_args, specs_kwargs, names = self._trace_once(args, kwargs, relaxed)
+            self._tracing_count += 1
+            creates_variables_allowed = False
+        if graph.created_variables and not creates_variables_allowed:
+            raise ValueError("tf.function only supports singleton tf.Variables created on the first call. Make "
+                             "sure the tf.Variable is only created once or created outside tf.function. See "
+                             "https://www.tensorflow.org/guide/function#creating_tfvariables for more information.")
+        input_signature = (tuple(_named_specs(specs_args, names)), {k: v for k, v in specs_kwargs.items()})
+        structured_outputs = nest.pack_sequence_as(result, [t if leaf is not None else None for leaf, t in zip(
+            nest.flatten(result), _fill_none(result, flat_out))]) if nest.is_nested(result) else \
+            (flat_out[0] if flat_out else None)
+        return ConcreteFunction(graph, input_signature, structured_outputs,
+                                f"__inference_{self._name}_{next(_function_ids)}")
+
+    def _trace_once(self, args, kwargs, relaxed):
+        """Run the (converted) Python function once on placeholders inside a new FuncGraph."""
         graph = FuncGraph(self._name)
         names = _argument_names(self._python_function, args, kwargs)
         specs_args, specs_kwargs = _specs_from(args, kwargs, relaxed)
@@ -483,16 +594,7 @@ class Function:
                 flat_out.append(t)
             graph.outputs = flat_out
             graph.structured_outputs = result
-        if graph.created_variables and self._tracing_count > 0:
-            raise ValueError("tf.function only supports singleton tf.Variables created on the first call. Make "
-                             "sure the tf.Variable is only created once or created outside tf.function.")
-        self._tracing_count += 1
-        input_signature = (tuple(_named_specs(specs_args, names)), {k: v for k, v in specs_kwargs.items()})
-        structured_outputs = nest.pack_sequence_as(result, [t if leaf is not None else None for leaf, t in zip(
-            nest.flatten(result), _fill_none(result, flat_out))]) if nest.is_nested(result) else \
-            (flat_out[0] if flat_out else None)
-        return ConcreteFunction(graph, input_signature, structured_outputs,
-                                f"__inference_{self._name}_{next(_function_ids)}")
+        return graph, result, flat_out, specs_args, specs_kwargs, names
 
     def _converted_function(self):
         """The Python function as traced: AutoGraph-converted unless ``autograph=False``."""

@@ -28,12 +28,16 @@ refuses a second call with ``RuntimeError``, as TF does.
 """
 import enum
 
+import numpy as np
+
+from ..framework.backend import NUMPY
 from ..framework.context import ctx
 from ..framework.dtypes import from_numpy, variant as _VARIANT
 from ..framework.registry import call_gradient
 from ..framework.tensor import EagerTensor, Tensor
 from ..framework.tensor_shape import TensorShape
 from ..util import nest
+from ..variables import Variable
 
 __all__ = ["GradientTape", "UnconnectedGradients", "record_operation", "stop_recording",
            "imperative_grad"]
@@ -87,9 +91,8 @@ class RecordedOp:
     def __init__(self, op_def, op_type, inputs, outputs, attrs, input_ids, output_ids, backward=None):
         self.op_def = op_def
         self.type = op_type
-        # plain (shape, dtype, id) tuples recorded on the hot path become _Meta records here
-        self.inputs = tuple([_Meta(x) if type(x) is tuple else x for x in inputs])
-        self.outputs = tuple([_Meta(x) if type(x) is tuple else x for x in outputs])
+        self.inputs = inputs      # tuples of tensors and/or _Meta records
+        self.outputs = outputs
         self.attrs = attrs
         self.input_ids = input_ids
         self.output_ids = output_ids
@@ -135,6 +138,61 @@ def _keep(tensors, keep):
         return tuple([_meta(t) for t in tensors])
     n = len(tensors)
     return tuple([t if i in keep or i - n in keep else _meta(t) for i, t in enumerate(tensors)])
+
+
+def _shape_only(tensors):
+    """What the tape keeps of values a gradient does not read: plain ``(shape, dtype, id)`` tuples.
+
+    The recording hot path. A plain tuple is the cheapest object Python can build
+    (a :class:`_Meta` costs a second allocation), and most taped ops never reach
+    a gradient (``tf.GradientTape`` records everything in its scope), so the
+    tuples become ``_Meta`` records only when :func:`_materialize` needs them.
+    The common arities are unrolled: a list comprehension is a function call of
+    its own in CPython 3.11. A symbolic input (no ``_value``: a tape inside
+    ``tf.function``) takes the general path, which keeps it as it is.
+    """
+    try:
+        if len(tensors) == 1:
+            (x,) = tensors
+            v = x._value
+            return ((v.shape, v.dtype, x._id),)
+        if len(tensors) == 2:
+            x, y = tensors
+            v, w = x._value, y._value
+            return ((v.shape, v.dtype, x._id), (w.shape, w.dtype, y._id))
+        return tuple([(t._value.shape, t._value.dtype, t._id) for t in tensors])
+    except AttributeError:
+        return _keep(tensors, False)
+
+
+def _materialize(record):
+    """A tape record ``(op_def, inputs, outputs, attrs)`` as the :class:`RecordedOp` a gradient function sees.
+
+    Plain ``(shape, dtype, id)`` tuples become :class:`_Meta` records; the tensor ids
+    the backward walk follows are read off the kept tensors and records.
+    """
+    op_def, kept_in, kept_out, attrs = record
+    inputs, input_ids = [], []
+    for x in kept_in:
+        if type(x) is tuple:
+            x = _Meta(x)
+            input_ids.append(x[2])
+        else:
+            input_ids.append(x._id)
+        inputs.append(x)
+    if len(kept_out) == 1 and type(kept_out[0]) is not tuple:   # e.g. Exp, Relu: the output is kept
+        outputs, output_ids = kept_out, (kept_out[0]._id,)
+    else:
+        outputs, output_ids = [], []
+        for x in kept_out:
+            if type(x) is tuple:
+                x = _Meta(x)
+                output_ids.append(x[2])
+            else:
+                output_ids.append(x._id)
+            outputs.append(x)
+        outputs, output_ids = tuple(outputs), tuple(output_ids)
+    return RecordedOp(op_def, op_def.name, tuple(inputs), outputs, attrs, tuple(input_ids), output_ids)
 
 
 class GradientTape:
@@ -206,7 +264,15 @@ class GradientTape:
 
     # --- recording ----------------------------------------------------------------------
     def _record_operation(self, op_def, inputs, attrs, outputs):
-        """Offered every op the dispatcher runs while this tape is active."""
+        """Offered every op the dispatcher runs while this tape is active.
+
+        It runs once per op executed under the tape, so it does the least it can:
+        check that an input is watched, watch the outputs, and append one tuple
+        ``(op_def, inputs, outputs, attrs)`` where values the gradient does not read
+        are already reduced to ``(shape, dtype, id)`` (see :func:`_shape_only`).
+        Tensor ids, ``_Meta`` records and :class:`RecordedOp` objects are built
+        later, only if a gradient is asked for (:attr:`_entries`).
+        """
         watched = self._watched
         for t in inputs:
             if t._id in watched:
@@ -215,25 +281,14 @@ class GradientTape:
             return
         if op_def.grad is None:
             return  # not differentiable: outputs stay unwatched
-        if len(outputs) == 1:
-            out = outputs[0]
-            output_ids = (out._id,)
-            watched.add(out._id)
-        else:
-            output_ids = tuple([o._id for o in outputs])
-            watched.update(output_ids)
-        keep_in, keep_out = op_def.saves_inputs, op_def.saves_outputs
-        # The hot path stores plain tuples; RecordedOp objects are built only if a gradient is asked for.
-        if keep_in is False and ctx.graph is None:  # eager values: (shape, dtype, id) only
-            kept_in = tuple([(t._value.shape, t._value.dtype, t._id) for t in inputs])
-        else:
-            kept_in = _keep(inputs, keep_in)
-        if keep_out is False and ctx.graph is None:
-            kept_out = tuple([(o._value.shape, o._value.dtype, o._id) for o in outputs])
-        else:
-            kept_out = _keep(outputs, keep_out)
-        self._records.append((op_def, op_def.name, kept_in, kept_out, attrs,
-                              tuple([t._id for t in inputs]), output_ids))
+        for o in outputs:
+            watched.add(o._id)
+        keep = op_def.saves_inputs
+        kept_in = tuple(inputs) if keep is True else _shape_only(inputs) if keep is False else _keep(inputs, keep)
+        keep = op_def.saves_outputs
+        kept_out = tuple(outputs) if keep is True else _shape_only(outputs) if keep is False else \
+            _keep(outputs, keep)
+        self._records.append((op_def, kept_in, kept_out, attrs))
 
     def _record_custom(self, op_type, inputs, outputs, backward):
         """Record an op whose gradient is an arbitrary function (custom_gradient, tf.function calls)."""
@@ -254,7 +309,7 @@ class GradientTape:
             return None
         for i, r in enumerate(records):
             if type(r) is tuple:
-                records[i] = RecordedOp(*r)
+                records[i] = _materialize(r)
         return records
 
     # --- control ------------------------------------------------------------------------
@@ -283,11 +338,13 @@ class GradientTape:
         unconnected source into zeros.
         """
         self._check_usable()
-        unconnected_gradients = UnconnectedGradients(unconnected_gradients)
-        flat_targets = [_as_tensor(t) for t in nest.flatten(target)]
-        flat_sources = nest.flatten(sources)
+        if unconnected_gradients is not UnconnectedGradients.NONE:   # (an Enum call costs a microsecond)
+            unconnected_gradients = UnconnectedGradients(unconnected_gradients)
+        flat_targets = [_as_tensor(t) for t in _flatten(target)]
+        flat_sources = _flatten(sources)
         for s in flat_sources:
-            if s is None or not (isinstance(s, Tensor) or hasattr(s, "_is_variable")):
+            if type(s) not in _PLAIN_LEAVES and (
+                    s is None or not (isinstance(s, Tensor) or hasattr(s, "_is_variable"))):
                 raise ValueError(f"Argument `sources` must contain tensors or variables, got {s!r}")
         seeds = None
         if output_gradients is not None:
@@ -297,6 +354,11 @@ class GradientTape:
         if not self._persistent:
             self._records = None
             self._watched = set()
+        kind = type(sources)
+        if kind in _PLAIN_LEAVES:
+            return grads[0]
+        if (kind is list or kind is tuple) and _is_flat(sources):  # the shortcut of _flatten
+            return kind(grads)
         return nest.pack_sequence_as(sources, grads)
 
     def jacobian(self, target, sources, unconnected_gradients=UnconnectedGradients.NONE,
@@ -412,8 +474,64 @@ def _as_tensor(x):
     return convert_to_tensor(x)
 
 
+# What ``gradient`` is almost always given: a tensor or variable, or a plain list/tuple of them. For these,
+# flattening and packing are trivial, so ``_flatten`` skips ``tf.nest``'s general (and slower) walk.
+_PLAIN_LEAVES = (EagerTensor, Variable)
+
+
+def _is_flat(structure):
+    for x in structure:
+        if type(x) not in _PLAIN_LEAVES:
+            return False
+    return True
+
+
+def _flatten(structure):
+    """``nest.flatten``, with a shortcut for a leaf or a flat list/tuple of eager tensors and variables."""
+    kind = type(structure)
+    if kind in _PLAIN_LEAVES:
+        return [structure]
+    if (kind is list or kind is tuple) and _is_flat(structure):
+        return list(structure)
+    return nest.flatten(structure)
+
+
 def _source_id(s):
     return s._id
+
+
+def _ops():
+    from .. import ops   # late import: the op modules import this one
+    return ops
+
+
+def _carries_gradient(x):
+    """Gradients flow into floating values only (and variants: TensorLists), never integers or bools."""
+    kind = type(x)   # shortcut: read the NumPy dtype of eager values and tape records directly
+    if kind is _Meta:
+        if getattr(x[1], "kind", None) == "f":
+            return True
+    elif kind is EagerTensor and getattr(x._value.dtype, "kind", None) == "f":
+        return True
+    dtype = x.dtype
+    return dtype.is_floating or dtype is _VARIANT
+
+
+def _filled_like(x, fill):
+    """Ones (the default seed) or zeros (for an unused output) shaped like ``x``, a tensor or a ``_Meta``.
+
+    For an eager NumPy value the array is made directly: ``OnesLike``/``ZerosLike``
+    have no gradient, so no tape would record them, and running them as ops costs
+    several times the array itself. Anything else (other devices, graphs, shape
+    records) uses the ops.
+    """
+    if ctx.graph is None and type(x) is EagerTensor and x._device.backend is NUMPY:
+        v = x._value
+        return EagerTensor((np.ones_like(v) if fill else np.zeros_like(v))[()], x._device)
+    array_ops = _ops().array_ops
+    if isinstance(x, Tensor):
+        return array_ops.ones_like(x) if fill else array_ops.zeros_like(x)
+    return (array_ops.ones if fill else array_ops.zeros)(x.shape.as_list(), dtype=x.dtype)
 
 
 def imperative_grad(entries, targets, sources, seeds=None,
@@ -423,7 +541,6 @@ def imperative_grad(entries, targets, sources, seeds=None,
     ``seeds[i]`` is the gradient flowing into ``targets[i]`` (default: ones, which
     is how a non-scalar target gets summed).
     """
-    from .. import ops as _ops
     source_ids = [_source_id(s) for s in sources]
 
     # 1. Keep only ops on a path from some source: forward reachability.
@@ -441,7 +558,7 @@ def imperative_grad(entries, targets, sources, seeds=None,
     for k, t in enumerate(targets):
         seed = seeds[k] if seeds is not None and k < len(seeds) else None
         if seed is None:
-            seed = _ops.array_ops.ones_like(t)
+            seed = _filled_like(t, 1)
         pending.setdefault(t._id, []).append(seed)
 
     def total(tid):
@@ -449,30 +566,42 @@ def imperative_grad(entries, targets, sources, seeds=None,
         if not parts:
             return None
         if len(parts) > 1:
-            parts[:] = [_ops.math_ops.add_n(parts)]
+            parts[:] = [_ops().math_ops.add_n(parts)]
         return parts[0]
 
     # 3. Walk newest-first: every consumer of a tensor was recorded after its producer,
     #    so when we reach the producer, the tensor's gradient is complete.
     for e in reversed(relevant):
-        out_grads = [total(o) for o in e.output_ids]
-        if all(g is None for g in out_grads):
-            continue
-        for k, g in enumerate(out_grads):
-            if g is None:  # unused output of a multi-output op: zeros
-                out = e.outputs[k]
-                out_grads[k] = _ops.array_ops.zeros_like(out) if isinstance(out, Tensor) else \
-                    _ops.array_ops.zeros(out.shape.as_list(), dtype=out.dtype)
-        e.skip_input_indices = tuple(i for i, tid in enumerate(e.input_ids) if tid not in reach)
-        for tid, x, g in zip(e.input_ids, e.inputs, e.input_grads(out_grads)):
-            if g is None or not (x.dtype.is_floating or x.dtype is _VARIANT):
+        output_ids = e.output_ids
+        if len(output_ids) == 1:   # the common case, without the list and generator below
+            parts = pending.get(output_ids[0])
+            if not parts:
+                continue
+            out_grads = [parts[0] if len(parts) == 1 else total(output_ids[0])]
+        else:
+            out_grads = [total(o) for o in output_ids]
+            if all(g is None for g in out_grads):
+                continue
+            for k, g in enumerate(out_grads):
+                if g is None:  # unused output of a multi-output op: zeros
+                    out_grads[k] = _filled_like(e.outputs[k], 0)
+        input_ids = e.input_ids
+        e.skip_input_indices = tuple([i for i, tid in enumerate(input_ids) if tid not in reach])
+        # what e.input_grads(out_grads) does, one call less
+        grads = e.input_grads(out_grads) if e.backward is not None else call_gradient(e, e.op_def.grad, out_grads)
+        for tid, x, g in zip(input_ids, e.inputs, grads):
+            if g is None or not _carries_gradient(x):
                 continue  # no gradient flows into integer or boolean values (variants: TensorLists)
-            pending.setdefault(tid, []).append(g)
+            parts = pending.get(tid)
+            if parts is None:
+                pending[tid] = [g]
+            else:
+                parts.append(g)
 
     results = []
     for s, sid in zip(sources, source_ids):
-        g = total(sid) if s.dtype.is_floating or s.dtype is _VARIANT else None
+        g = total(sid) if _carries_gradient(s) else None
         if g is None and unconnected_gradients is UnconnectedGradients.ZERO:
-            g = _ops.array_ops.zeros_like(s)
+            g = _ops().array_ops.zeros_like(s)
         results.append(g)
     return results

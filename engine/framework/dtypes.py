@@ -17,7 +17,7 @@ __all__ = [
     "DType", "as_dtype",
     "float16", "half", "float32", "float64", "double",
     "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64",
-    "bool", "string", "resource", "variant",
+    "complex64", "complex128", "bool", "string", "resource", "variant",
 ]
 
 
@@ -56,7 +56,8 @@ class DType:
 
     @property
     def real_dtype(self):
-        return self
+        """``float32`` for ``complex64``, ``float64`` for ``complex128``; the dtype itself otherwise."""
+        return {"complex64": float32, "complex128": float64}.get(self.name, self)
 
     @property
     def is_floating(self):
@@ -76,7 +77,7 @@ class DType:
 
     @property
     def is_complex(self):
-        return False
+        return self._np is not None and self._np.kind == "c"
 
     @property
     def is_quantized(self):
@@ -152,6 +153,8 @@ uint8 = DType("uint8", np.uint8, 4)
 uint16 = DType("uint16", np.uint16, 17)
 uint32 = DType("uint32", np.uint32, 22)
 uint64 = DType("uint64", np.uint64, 23)
+complex64 = DType("complex64", np.complex64, 8)    # storage and printing only: few ops accept complex
+complex128 = DType("complex128", np.complex128, 18)
 bool = DType("bool", np.bool_, 10)  # noqa: A001  (TF spells it tf.bool)
 string = DType("string", None, 7)
 resource = DType("resource", None, 20)  # a handle to state (a variable), as in TF's resource variables
@@ -159,8 +162,8 @@ variant = DType("variant", None, 21)    # an opaque Python value (e.g. a while l
 
 _RUNTIME_NAMES = {"float32": "float", "float64": "double", "float16": "half"}
 
-_ALL = [float16, float32, float64, int8, int16, int32, int64, uint8, uint16, uint32, uint64, bool, string,
-        resource, variant]
+_ALL = [float16, float32, float64, int8, int16, int32, int64, uint8, uint16, uint32, uint64, complex64, complex128,
+        bool, string, resource, variant]
 _BY_NAME = {d.name: d for d in _ALL}
 _BY_NAME.update({"half": float16, "double": float64, "float": float32})
 _BY_NP = {d._np: d for d in _ALL if d._np is not None}
@@ -212,7 +215,7 @@ _INT32_MIN, _INT32_MAX = -(2 ** 31), 2 ** 31 - 1
 def infer_dtype(value):
     """The dtype TensorFlow gives a Python or NumPy value when it becomes a tensor.
 
-    ``1.0 -> float32``, ``1 -> int32`` (``int64`` if too large), ``True -> bool``,
+    ``1.0 -> float32``, ``1 -> int32`` (``int64`` if too large), ``True -> bool``, ``1j -> complex128``,
     a NumPy array keeps its own dtype, a nested list is inferred from its elements.
     """
     if isinstance(value, np.ndarray) or isinstance(value, np.generic):
@@ -223,13 +226,27 @@ def infer_dtype(value):
         return int32 if _INT32_MIN <= value <= _INT32_MAX else int64
     if isinstance(value, float):
         return float32
+    if isinstance(value, complex):
+        return complex128
     if isinstance(value, (str, bytes)):
         return string
     arr = np.asarray(value)
     if arr.dtype.kind == "f":
+        # As TF: a list's float dtype is that of its FIRST element when that one is NumPy data
+        # ([np.float64(1), 2.0] -> float64, [2.0, np.float64(1)] -> float32).
+        first = _first_leaf(value)
+        if isinstance(first, (np.ndarray, np.generic)) and first.dtype.kind == "f":
+            return from_numpy(first.dtype)
         return float32
     if arr.dtype.kind in "iu":
         if arr.size and (arr.min() < _INT32_MIN or arr.max() > _INT32_MAX):
             return int64
         return int32
     return as_dtype(arr.dtype)
+
+
+def _first_leaf(value):
+    """The first element of a nested list/tuple (a NumPy array counts as one element)."""
+    while isinstance(value, (list, tuple)) and len(value):
+        value = value[0]
+    return value

@@ -88,7 +88,7 @@ class Plan:
         self.feed_tensors = feed_tensors
         self.fetch_tensors = fetch_tensors
         self._fn = fn
-        self._node_at_line = node_at_line
+        self._node_at_line, self._inputs_at_line = node_at_line
         self.source = source
         self.report = report
         self.memory = report.memory if report is not None else None
@@ -99,23 +99,51 @@ class Plan:
             return self._fn(feed_arrays, runtime)
         except OpError as error:
             raise self._annotate(error, self._failed_node(error)) from None
-        except Exception as error:  # a kernel failed: say which node, as TF does
+        except Exception as error:  # a kernel failed: say which node and why, as TF does
             node = self._failed_node(error)
             if node is None:
                 raise
             fused = f", fused from {', '.join(node.fused_from)}" if node.fused_from else ""
+            values = self._failed_inputs(error)
+            inputs = ", ".join(f"{_input_name(t)} {_shape_text(t, v)} {t.dtype.name}"
+                               for t, v in zip(node.inputs, values))
             raise InvalidArgumentError(
-                None, node.origin or node, f"{error} [[node {node.name} (op type {node.type}{fused})]] Inputs: "
-                f"{', '.join(f'{t.name} {t.shape} {t.dtype.name}' for t in node.inputs)}") from None
+                None, node.origin or node, f"{_explain(node, values, error)}\n\t [[node {node.name} (op type "
+                f"{node.type}{fused})]] Inputs: {inputs}") from None
 
-    def _failed_node(self, error):
+    def _failed_frame(self, error):
+        """The generated plan's frame and line where ``error`` was raised (or ``(None, None)``)."""
         tb = error.__traceback__
         code = self._fn.__code__
         while tb is not None:
             if tb.tb_frame.f_code is code:
-                return self._node_at_line.get(tb.tb_lineno)
+                return tb.tb_frame, tb.tb_lineno
             tb = tb.tb_next
-        return None
+        return None, None
+
+    def _failed_node(self, error):
+        _, line = self._failed_frame(error)
+        return self._node_at_line.get(line)
+
+    def _failed_inputs(self, error):
+        """The actual input values of the failed node, read from the plan's local variables."""
+        frame, line = self._failed_frame(error)
+        names = self._inputs_at_line.get(line, ())
+        if frame is None:
+            return [None] * len(names)
+        local, glob = frame.f_locals, frame.f_globals
+        feeds = local.get("feeds") or ()
+        out = []
+        for n in names:
+            if n in local:
+                out.append(local[n])
+            elif n in glob:
+                out.append(glob[n])
+            elif n.startswith("f") and n[1:].isdigit() and int(n[1:]) < len(feeds):
+                out.append(feeds[int(n[1:])])
+            else:
+                out.append(None)
+        return out
 
     def _annotate(self, error, node):
         if node is not None and f"node {node.name}" not in error.message:
@@ -202,7 +230,7 @@ def _generate(program, memory, copies=None):
     names = {}   # id(value) -> the Python name holding it
     env = {"_np": np, "_copy": _copy}
     lines = ["def plan(feeds, runtime):"]
-    node_at_line = {}
+    node_at_line, inputs_at_line = {}, {}
     for i, arg in enumerate(program.args):
         names[id(arg.outputs[0])] = f"f{i}"
     if program.args:
@@ -239,6 +267,7 @@ def _generate(program, memory, copies=None):
         else:
             lines.append(f"    {', '.join(outs)}, = {call}{comment}")
         node_at_line[len(lines)] = node
+        inputs_at_line[len(lines)] = [names[id(v)] for v in node.inputs]
         dead = [names[id(v)] for v in release.get(index, ()) if names.get(id(v), "").startswith("v")]
         if dead:
             lines.append(f"    del {', '.join(dead)}")
@@ -248,7 +277,38 @@ def _generate(program, memory, copies=None):
     source = "\n".join(lines) + "\n"
     code = compile(source, f"<engine plan {next(_plan_ids)}>", "exec")
     exec(code, env)  # noqa: S102  (code we generated ourselves)
-    return env["plan"], source, node_at_line
+    return env["plan"], source, (node_at_line, inputs_at_line)
+
+
+def _input_name(value):
+    """The graph tensor a plan value stands for (``u:0``), not the plan's internal name (``_arg_u:0``)."""
+    node = value.node
+    if node.type == "_Arg" and node.name.startswith("_arg_"):
+        return node.name[len("_arg_"):]
+    return value.name
+
+
+def _shape_text(value, array):
+    shape = getattr(array, "shape", None)
+    return str(tuple(shape)) if shape is not None else str(value.shape)
+
+
+def _explain(node, arrays, error):
+    """Why the kernel failed, in TF's words: the op's shape function, run on the actual shapes."""
+    op_def = node.op_def
+    if op_def is not None and op_def.infer is not None and all(a is not None for a in arrays):
+        from .registry import InferenceContext
+        from .tensor import EagerTensor
+        from .device import default_device
+        try:
+            tensors = [EagerTensor(a if hasattr(a, "shape") else np.asarray(a), default_device()) for a in arrays]
+            op_def.infer(InferenceContext(op_def.name, tensors, dict(node.attrs),
+                                          lambda t: t.numpy() if isinstance(t, EagerTensor) else None))
+        except (ValueError, TypeError) as shape_error:
+            return str(shape_error)
+        except Exception:  # noqa: BLE001 - the explanation is best effort; the kernel's error follows
+            pass
+    return f"{node.type} failed: {error}"
 
 
 _RANDOM_OPS = frozenset(["RandomUniform", "RandomStandardNormal", "TruncatedNormal", "RandomUniformInt",

@@ -18,7 +18,13 @@ import contextlib
 from .context import ctx
 from .graph import Graph
 
-__all__ = ["FuncGraph", "init_scope"]
+__all__ = ["FuncGraph", "init_scope", "inside_function"]
+
+
+def inside_function():
+    """``tf.inside_function()``: True while a ``tf.function`` (or a function of a control-flow op inside one)
+    is being traced; False eagerly and in a plain ``tf.Graph``."""
+    return ctx.graph is not None and bool(getattr(ctx.graph, "building_function", False))
 
 
 class FuncGraph(Graph):
@@ -58,7 +64,8 @@ def init_scope():
     """Step out of every graph being built, back to eager execution (TF's ``tf.init_scope``).
 
     ``tf.Variable`` created while tracing are created here, eagerly, once: the
-    function then reads them like any other captured variable.
+    function then reads them like any other captured variable. The current name
+    scope carries over (as in TF), so such variables keep their scoped names.
     """
     saved = (ctx.graph, ctx.name_scope, ctx.tapes)
     from .graph import _default_graph_stack
@@ -70,7 +77,8 @@ def init_scope():
             outer = g
             break
     ctx.graph = outer if outer is not None else (None if _eager() else ctx.graph)
-    ctx.name_scope = ""
+    # The name scope is kept, as TF's init_scope re-enters it outside: a variable created while tracing,
+    # inside ``tf.name_scope("s")``, is named "s/Variable:0".
     ctx.tapes = getattr(ctx, "_outer_tapes", [])
     try:
         yield

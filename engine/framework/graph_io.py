@@ -30,6 +30,17 @@ it to a graph, so the result is an ordinary ``Graph`` that a ``Session`` runs.
 :meth:`GraphDef.from_json` reads it. Real TensorFlow writes a protocol buffer
 instead; the structure and the field names are the same.
 
+**Functions.** Control flow carries *sub-graphs*: a ``StatelessIf`` has a
+``then_branch`` and an ``else_branch``, a ``While`` a ``cond`` and a ``body``
+(each a :class:`~engine.ops.control_flow_ops.GraphFunction`). A NodeDef cannot
+hold a graph, so, as in TF, the GraphDef has a function *library*: one
+:class:`FunctionDef` per sub-graph (its own nodes, which inputs are fed, which
+tensors it returns, which stateful nodes it must run), and the attr names the
+function (``{"func": {"name": "cond_true"}}``, TF's ``NameAttrList``). Nested
+control flow (a cond inside a loop body) is a library function whose nodes
+refer to other library functions. Import rebuilds each referenced function
+once, as a ``ControlFlowGraph`` of the graph that uses it.
+
 Two kinds of node cannot be written as data: a ``VarHandleOp`` that points at
 an *eager* ``tf.Variable`` (a live Python object) is refused unless
 ``freeze_variables=True`` replaces each read of it by a ``Const`` holding the
@@ -56,22 +67,35 @@ from .registry import get_op
 from .tensor import Tensor
 from .tensor_shape import TensorShape, as_shape
 
-__all__ = ["GraphDef", "NodeDef", "VersionDef", "graph_to_graph_def", "import_graph_def",
-           "GRAPH_DEF_VERSION", "FORMAT"]
+__all__ = ["GraphDef", "NodeDef", "VersionDef", "FunctionDef", "FunctionDefLibrary", "NameAttrList",
+           "graph_to_graph_def", "import_graph_def", "GRAPH_DEF_VERSION", "FORMAT"]
 
 FORMAT = "engine.GraphDef"           # the "format" field: tells a GraphDef file from any other JSON
-GRAPH_DEF_VERSION = 1                # the format version this engine writes (VersionDef.producer) and reads
-GRAPH_DEF_VERSION_MIN_CONSUMER = 1   # readers older than this cannot read what this engine writes
+GRAPH_DEF_VERSION = 2                # the newest format version this engine writes and reads
+GRAPH_DEF_VERSION_MIN_CONSUMER = 1   # readers older than this cannot read a file without functions
+GRAPH_DEF_VERSION_FUNCTIONS = 2      # the version that added the function library (and "func" attrs)
 GRAPH_DEF_VERSION_MIN_PRODUCER = 1   # the oldest format version this engine still reads
 
 
 # --- the data structure -----------------------------------------------------------------------
 @dataclasses.dataclass
 class VersionDef:
-    """Which format versions wrote a GraphDef (``producer``) and may read it (``min_consumer`` and up)."""
+    """Which format version a GraphDef is written in (``producer``) and may read it (``min_consumer`` and up).
 
-    producer: int = GRAPH_DEF_VERSION
+    A file is written in the *oldest* version that can hold it: version 1 without
+    functions (so readers that predate the library still read it), version 2 with
+    a function library (``min_consumer`` 2: an old reader refuses it cleanly
+    instead of failing on an attr kind it does not know).
+    """
+
+    producer: int = GRAPH_DEF_VERSION_MIN_CONSUMER
     min_consumer: int = GRAPH_DEF_VERSION_MIN_CONSUMER
+
+
+def _versions_for(library):
+    if library is not None and library.function:
+        return VersionDef(GRAPH_DEF_VERSION_FUNCTIONS, GRAPH_DEF_VERSION_FUNCTIONS)
+    return VersionDef()
 
 
 @dataclasses.dataclass(eq=False)
@@ -85,30 +109,83 @@ class NodeDef:
     attr: dict = dataclasses.field(default_factory=dict)
 
 
-class GraphDef:
-    """A graph as data: ``node`` (a list of :class:`NodeDef`) and ``versions``.
+@dataclasses.dataclass(frozen=True)
+class NameAttrList:
+    """A ``func`` attr value: the name of a function in the GraphDef's library (TF's ``NameAttrList``)."""
 
-    In memory, attrs are the engine's Python values (DTypes, TensorShapes, NumPy
-    arrays...); they are encoded only when written. ``str(graph_def)`` is the
-    pretty JSON text of the file; ``SerializeToString``/``ParseFromString`` are
-    the compact form, with TF's method names.
+    name: str
+    attr: dict = dataclasses.field(default_factory=dict, hash=False, compare=False)
+
+
+@dataclasses.dataclass(eq=False)
+class FunctionDef:
+    """One function of the library: a sub-graph with fed inputs and returned outputs (TF's ``FunctionDef``).
+
+    * ``name``: unique in the library; attrs refer to the function by it.
+    * ``node_def``: the function's nodes (names are local to the function).
+    * ``input``: the fed tensors, in call order, as ``"node:index"`` (``None``: an argument
+      the function ignores). Each names a ``Placeholder`` node of ``node_def``.
+    * ``output``: the returned tensors, in order, as ``"node:index"``.
+    * ``control_output``: nodes run for their side effects on every call (TF's ``control_ret``).
+    * ``arg_attr``: input position -> attrs of that input; a resource input (a captured
+      variable handle) has ``_handle_dtype`` and ``_handle_shape``: what the variable holds.
     """
 
-    def __init__(self, node=None, versions=None):
+    name: str
+    node_def: list = dataclasses.field(default_factory=list)
+    input: list = dataclasses.field(default_factory=list)
+    output: list = dataclasses.field(default_factory=list)
+    control_output: list = dataclasses.field(default_factory=list)
+    arg_attr: dict = dataclasses.field(default_factory=dict)
+
+
+@dataclasses.dataclass(eq=False)
+class FunctionDefLibrary:
+    """The functions of a GraphDef (TF's ``FunctionDefLibrary``; the engine has no ``gradient`` table)."""
+
+    function: list = dataclasses.field(default_factory=list)
+
+
+class GraphDef:
+    """A graph as data: ``node`` (a list of :class:`NodeDef`), ``versions`` and ``library``.
+
+    In memory, attrs are the engine's Python values (DTypes, TensorShapes, NumPy
+    arrays, :class:`NameAttrList` for functions...); they are encoded only when
+    written. ``str(graph_def)`` is the pretty JSON text of the file;
+    ``SerializeToString``/``ParseFromString`` are the compact form, with TF's
+    method names.
+    """
+
+    def __init__(self, node=None, versions=None, library=None):
         self.node = list(node or [])
-        self.versions = versions if versions is not None else VersionDef()
+        self.library = library if library is not None else FunctionDefLibrary()
+        self.versions = versions if versions is not None else _versions_for(self.library)
 
     # --- the JSON document ---
     def to_json(self, pretty=True):
         """The file text. ``pretty``: one node per line (readable, diff-able); else one compact line."""
         nodes = [_node_to_json(n) for n in self.node]
-        header = {"format": FORMAT, "versions": dataclasses.asdict(self.versions)}
+        versions = self.versions
+        if self.library.function and versions.min_consumer < GRAPH_DEF_VERSION_FUNCTIONS:
+            versions = VersionDef(max(versions.producer, GRAPH_DEF_VERSION_FUNCTIONS), GRAPH_DEF_VERSION_FUNCTIONS)
+        header = {"format": FORMAT, "versions": dataclasses.asdict(versions)}
+        functions = [_function_to_json(f) for f in self.library.function]
         if not pretty:
-            return json.dumps(dict(header, node=nodes), separators=(",", ":"), allow_nan=False)
+            doc = dict(header, node=nodes)
+            if functions:
+                doc["library"] = {"function": functions}
+            return json.dumps(doc, separators=(",", ":"), allow_nan=False)
         lines = ["{"] + [f"  {json.dumps(k)}: {json.dumps(v)}," for k, v in header.items()] + ['  "node": [']
-        lines += [f"    {json.dumps(n, allow_nan=False)}{',' if i < len(nodes) - 1 else ''}"
-                  for i, n in enumerate(nodes)]
-        return "\n".join(lines + ["  ]", "}"]) + "\n"
+        lines += _node_lines(nodes, "    ")
+        if not functions:
+            return "\n".join(lines + ["  ]", "}"]) + "\n"
+        lines += ["  ],", '  "library": {"function": [']
+        for i, f in enumerate(functions):
+            head = json.dumps({k: v for k, v in f.items() if k != "node_def"}, allow_nan=False)[:-1]
+            lines.append(f"    {head}, \"node_def\": [")
+            lines += _node_lines(f["node_def"], "      ")
+            lines.append("    ]}" + ("," if i < len(functions) - 1 else ""))
+        return "\n".join(lines + ["  ]}", "}"]) + "\n"
 
     @classmethod
     def from_json(cls, text):
@@ -124,7 +201,9 @@ class GraphDef:
         v = doc.get("versions") or {}
         versions = VersionDef(int(v.get("producer", 0)), int(v.get("min_consumer", 0)))
         _check_versions(versions)
-        return cls([_node_from_json(n) for n in doc.get("node", [])], versions)
+        library = doc.get("library") or {}
+        functions = [_function_from_json(f) for f in library.get("function", [])]
+        return cls([_node_from_json(n) for n in doc.get("node", [])], versions, FunctionDefLibrary(functions))
 
     # --- TensorFlow's protobuf method names ---
     def SerializeToString(self):  # noqa: N802
@@ -132,7 +211,7 @@ class GraphDef:
 
     def ParseFromString(self, data):  # noqa: N802
         parsed = GraphDef.from_json(data.decode("utf-8") if isinstance(data, bytes) else data)
-        self.node, self.versions = parsed.node, parsed.versions
+        self.node, self.versions, self.library = parsed.node, parsed.versions, parsed.library
 
     @classmethod
     def FromString(cls, data):  # noqa: N802
@@ -149,7 +228,12 @@ class GraphDef:
         return self.to_json(pretty=True)
 
     def __repr__(self):
-        return f"<GraphDef: {len(self.node)} nodes, producer version {self.versions.producer}>"
+        functions = f", {len(self.library.function)} functions" if self.library.function else ""
+        return f"<GraphDef: {len(self.node)} nodes{functions}, producer version {self.versions.producer}>"
+
+
+def _node_lines(nodes, pad):
+    return [f"{pad}{json.dumps(n, allow_nan=False)}{',' if i < len(nodes) - 1 else ''}" for i, n in enumerate(nodes)]
 
 
 def _check_versions(versions):
@@ -186,9 +270,15 @@ def _encode_attr(value, where):
         return {"tensor": _encode_tensor(np.asarray(value))}
     if isinstance(value, (list, tuple)):
         return {"list": [_encode_attr(v, where) for v in value]}
+    if isinstance(value, NameAttrList):
+        return {"func": {"name": value.name}}
+    hint = ""
+    if _is_graph_function(value):
+        hint = (" A control-flow sub-graph is written to the GraphDef's function library: build the GraphDef "
+                "with graph.as_graph_def() (graph_to_graph_def), which converts it to a NameAttrList.")
     raise TypeError(f"Cannot export {where}: a {type(value).__name__} ({str(value)[:60]}) has no GraphDef "
-                    f"encoding (attrs may be None, bool, int, float, str, DType, TensorShape, NumPy arrays "
-                    f"and lists of these).")
+                    f"encoding (attrs may be None, bool, int, float, str, DType, TensorShape, NumPy arrays, "
+                    f"functions of the library and lists of these).{hint}")
 
 
 def _decode_attr(tagged, where):
@@ -196,7 +286,7 @@ def _decode_attr(tagged, where):
         return None
     if not isinstance(tagged, dict) or len(tagged) != 1:
         raise ValueError(f"Bad attr value for {where}: expected an object with one kind key "
-                         f"(s, i, f, b, type, shape, tensor, list), got {tagged!r}.")
+                         f"(s, i, f, b, type, shape, tensor, list, func), got {tagged!r}.")
     (kind, v), = tagged.items()
     if kind == "s":
         return str(v)
@@ -214,6 +304,10 @@ def _decode_attr(tagged, where):
         return _decode_tensor(v, where)
     if kind == "list":
         return tuple(_decode_attr(x, where) for x in v)
+    if kind == "func":
+        if not isinstance(v, dict) or not isinstance(v.get("name"), str):
+            raise ValueError(f"Bad attr value for {where}: a func attr is {{\"name\": function name}}, got {v!r}.")
+        return NameAttrList(v["name"])
     raise ValueError(f"Bad attr value for {where}: unknown kind {kind!r}.")
 
 
@@ -251,19 +345,148 @@ def _node_to_json(node):
     return out
 
 
-def _node_from_json(n):
+def _node_from_json(n, function=None):
     if not isinstance(n, dict) or "name" not in n or "op" not in n:
         raise ValueError(f"Bad node in GraphDef file: every node needs \"name\" and \"op\", got {str(n)[:80]}.")
-    where = f"node '{n['name']}' ({n['op']})"
+    where = f"node '{n['name']}' ({n['op']})" + (f" of function '{function}'" if function else "")
     attrs = {k: _decode_attr(v, f"{where}, attr '{k}'") for k, v in (n.get("attr") or {}).items()}
     return NodeDef(n["name"], n["op"], list(n.get("input", [])), n.get("device", ""), attrs)
 
 
+def _function_to_json(f):
+    where = f"function '{f.name}'"
+    out = {"name": f.name, "input": list(f.input), "output": list(f.output)}
+    if f.control_output:
+        out["control_output"] = list(f.control_output)
+    if f.arg_attr:
+        out["arg_attr"] = {str(i): {k: _encode_attr(v, f"{where}, input {i}, attr '{k}'") for k, v in attrs.items()}
+                           for i, attrs in sorted(f.arg_attr.items())}
+    out["node_def"] = [_node_to_json(n) for n in f.node_def]
+    return out
+
+
+def _function_from_json(f):
+    if not isinstance(f, dict) or not isinstance(f.get("name"), str):
+        raise ValueError(f"Bad function in GraphDef library: every function needs a \"name\", got {str(f)[:80]}.")
+    where = f"function '{f['name']}'"
+    arg_attr = {}
+    for i, attrs in (f.get("arg_attr") or {}).items():
+        arg_attr[int(i)] = {k: _decode_attr(v, f"{where}, input {i}, attr '{k}'") for k, v in attrs.items()}
+    return FunctionDef(f["name"], [_node_from_json(n, f["name"]) for n in f.get("node_def", [])],
+                       list(f.get("input", [])), list(f.get("output", [])), list(f.get("control_output", [])),
+                       arg_attr)
+
+
 # --- export -------------------------------------------------------------------------------------------
-def node_def_of(op):
-    """The NodeDef of one Operation (attrs are shared, not copied)."""
+def node_def_of(op, library=None):
+    """The NodeDef of one Operation (attrs are shared, not copied).
+
+    ``library`` (a :class:`FunctionLibraryBuilder`) receives the op's sub-graphs (a cond's branches,
+    a loop's body): each attr holding one becomes a :class:`NameAttrList` naming its library entry.
+    """
     inputs = [t.op.name if t.value_index == 0 else t.name for t in op.inputs]
-    return NodeDef(op.name, op.type, inputs + ["^" + c.name for c in op.control_inputs], op.device, dict(op.attrs))
+    attrs = dict(op.attrs)
+    if library is not None:
+        attrs = {k: library.reference(v, f"node '{op.name}' ({op.type}), attr '{k}'") for k, v in attrs.items()}
+    return NodeDef(op.name, op.type, inputs + ["^" + c.name for c in op.control_inputs], op.device, attrs)
+
+
+def _is_graph_function(value):
+    return hasattr(value, "graph") and hasattr(value, "plan") and hasattr(value, "outputs") and \
+        hasattr(value, "inputs") and not isinstance(value, type)
+
+
+class FunctionLibraryBuilder:
+    """Collects the sub-graphs (GraphFunctions) a graph's ops refer to, as :class:`FunctionDef` s.
+
+    Each GraphFunction is written once (however many ops refer to it), under a name unique in the
+    library, derived from its graph's name (``cond_true``, ``while_body_1``...). ``node_hook(op, node)``,
+    if given, may edit every NodeDef written into a function (the SavedModel writer uses it to name
+    variables by checkpoint key).
+    """
+
+    def __init__(self, node_hook=None):
+        self.function = []
+        self._names = {}      # id(GraphFunction) -> (name, the GraphFunction: kept alive so ids stay unique)
+        self._taken = set()
+        self._node_hook = node_hook
+
+    def library(self):
+        return FunctionDefLibrary(list(self.function))
+
+    def reference(self, value, where):
+        """An attr value with every GraphFunction in it replaced by a NameAttrList (added to the library)."""
+        if _is_graph_function(value):
+            return NameAttrList(self.add(value, where))
+        if isinstance(value, (list, tuple)) and any(_is_graph_function(v) for v in value):
+            return type(value)(self.reference(v, where) for v in value)
+        return value
+
+    def add(self, fn, where="a node"):
+        """Write ``fn`` (once) and return its library name."""
+        known = self._names.get(id(fn))
+        if known is not None:
+            return known[0]
+        base = re.sub(r"[^A-Za-z0-9_.\-/>]", "_", getattr(fn.graph, "name", "") or "function") or "function"
+        name, k = base, 0
+        while name.lower() in self._taken:
+            k += 1
+            name = f"{base}_{k}"
+        self._taken.add(name.lower())
+        self._names[id(fn)] = (name, fn)
+        self.function.append(self._function_def(fn, name, where))
+        return name
+
+    def _function_def(self, fn, name, where):
+        """``fn`` pruned to one call: its outputs and side effects, computed from its fed inputs."""
+        from .executor import prune
+        graph = fn.graph
+        inputs = list(fn.inputs)
+        fed = {t._id for t in inputs if t is not None}
+        targets = list(getattr(fn, "targets", None) or ())
+        roots = [t.op for t in fn.outputs] + targets + \
+            [t.op for t in inputs if t is not None and t.op.type == "Placeholder" and len(t.op.outputs) == 1]
+        needed = {id(op) for op in prune(roots, fed)}
+        ops = [op for op in graph.get_operations() if id(op) in needed]
+        names = {op.name.lower() for op in ops}
+        renamed = {}                 # tensor id -> name of the Placeholder node that feeds it
+        extra = []                   # Placeholders standing for fed tensors that are not Placeholders
+        for t in inputs:
+            if t is None or t._id in renamed:
+                continue
+            if t.op.type == "Placeholder" and id(t.op) in needed:
+                renamed[t._id] = t.op.name
+                continue
+            base = f"{t.op.name}/_arg{t.value_index}"
+            arg, k = base, 0
+            while arg.lower() in names:
+                k += 1
+                arg = f"{base}_{k}"
+            names.add(arg.lower())
+            renamed[t._id] = arg
+            extra.append(NodeDef(arg, "Placeholder", [], "", {"dtype": t.dtype, "shape": t.shape}))
+        kept = {op.name for op in ops}
+        nodes = list(extra)
+        for op in ops:
+            if op.type == "Placeholder" and op.outputs[0]._id in renamed and renamed[op.outputs[0]._id] != op.name:
+                continue
+            node = node_def_of(op, self)
+            data = [renamed[t._id] if t._id in renamed else node.input[i] for i, t in enumerate(op.inputs)]
+            node.input = data + ["^" + c.name for c in op.control_inputs if c.name in kept]
+            if self._node_hook is not None:
+                self._node_hook(op, node)
+            nodes.append(node)
+
+        def tensor_name(t):
+            return f"{renamed[t._id]}:0" if t._id in renamed else t.name
+        arg_attr = {}
+        from ..ops.control_flow_ops import resource_spec
+        for i, t in enumerate(inputs):
+            spec = resource_spec(t) if t is not None else None
+            if spec is not None:
+                arg_attr[i] = {"_handle_dtype": spec[0], "_handle_shape": as_shape(spec[1])}
+        return FunctionDef(name, nodes, [None if t is None else tensor_name(t) for t in inputs],
+                           [tensor_name(t) for t in fn.outputs], [op.name for op in targets], arg_attr)
 
 
 def graph_to_graph_def(graph, freeze_variables=False):
@@ -273,8 +496,11 @@ def graph_to_graph_def(graph, freeze_variables=False):
     current values): each ``ReadVariableOp`` of one becomes a ``Const`` of the same name and the handle
     node disappears. Without it such graphs raise ``ValueError``, since a live Python object cannot
     be written to a file. Graph-mode variables need neither: they are stored as ops.
+
+    The sub-graphs of control-flow ops (``tf.cond``, ``tf.while_loop``) go to the ``library``.
     """
     nodes = []
+    library = FunctionLibraryBuilder()
     for op in graph.get_operations():
         variable = _eager_variable(op)
         if variable is not None:
@@ -296,8 +522,8 @@ def graph_to_graph_def(graph, freeze_variables=False):
             nodes.append(NodeDef(op.name, "Const", ["^" + c.name for c in op.control_inputs], op.device,
                                  {"value": value, "dtype": variable.dtype}))
             continue
-        nodes.append(node_def_of(op))
-    return GraphDef(nodes)
+        nodes.append(node_def_of(op, library))
+    return GraphDef(nodes, library=library.library())
 
 
 def _eager_variable(op):
@@ -342,59 +568,166 @@ def import_graph_def(graph_def, input_map=None, return_elements=None, name=None)
     if not isinstance(graph_def, GraphDef):
         raise TypeError(f"graph_def must be a GraphDef, not {type(graph_def).__name__}. Read a file with "
                         f"tf.io.read_graph(path) or GraphDef.FromString(data).")
-    inputs, num_outputs = _check_nodes(graph_def)
+    _check_versions(graph_def.versions)
+    functions = _FunctionImporter(graph_def.library)
+    inputs, num_outputs = _check_nodes(graph_def.node, functions)
     mapping = _check_input_map(input_map, num_outputs)
     returns = _check_return_elements(return_elements, num_outputs)
     order = _topological_order(graph_def.node, inputs)
 
     graph = ctx.graph if isinstance(ctx.graph, Graph) else get_default_graph()
-    created = {}
     with _default(graph), name_scope("import" if name is None else name) as scope:
-        for node in order:
-            full_name = graph.unique_name(scope + node.name)
-            data, controls = [], []
-            for position, (source, index, is_control) in enumerate(inputs[node.name]):
-                if is_control:
-                    controls.append(created[source])
-                else:
-                    data.append(_input_tensor(created[source].outputs[index], mapping.get((source, index)),
-                                              position, full_name))
-            graph.create_op_from_def(get_op(node.op), data, dict(node.attr), name=full_name + "/")
-            op = created[node.name] = graph.get_operation_by_name(full_name)
-            for c in controls:
-                op._add_control_input(c)
-            if node.device:
-                op.device = node.device
+        created = _create_nodes(graph, order, inputs, mapping, scope, functions)
     if returns is None:
         return None
     return [_return_element(created, r) for r in returns]
 
 
-def _check_nodes(graph_def):
-    """Validate a GraphDef before building anything; returns each node's parsed inputs and output count."""
-    _check_versions(graph_def.versions)
+def _create_nodes(graph, order, inputs, mapping, scope, functions):
+    """Build ``order`` (checked NodeDefs, inputs first) into ``graph``; returns node name -> Operation."""
+    created = {}
+    for node in order:
+        full_name = graph.unique_name(scope + node.name)
+        data, controls = [], []
+        for position, (source, index, is_control) in enumerate(inputs[node.name]):
+            if is_control:
+                controls.append(created[source])
+            else:
+                data.append(_input_tensor(created[source].outputs[index], mapping.get((source, index)),
+                                          position, full_name))
+        attrs = functions.resolve(node.attr, graph)
+        graph.create_op_from_def(get_op(node.op), data, attrs, name=full_name + "/")
+        op = created[node.name] = graph.get_operation_by_name(full_name)
+        for c in controls:
+            op._add_control_input(c)
+        if node.device:
+            op.device = node.device
+    return created
+
+
+def _check_nodes(nodes, functions, where=""):
+    """Validate NodeDefs before building anything; returns each node's parsed inputs and output count."""
     num_outputs = {}
-    for node in graph_def.node:
+    for node in nodes:
         if node.name in num_outputs:
-            raise ValueError(f"Node '{node.name}' is not unique")
+            raise ValueError(f"{where}Node '{node.name}' is not unique")
         if not _VALID_NAME.match(node.name):
-            raise ValueError(f"Node '{node.name}': Node name contains invalid characters")
+            raise ValueError(f"{where}Node '{node.name}': Node name contains invalid characters")
         try:
-            num_outputs[node.name] = get_op(node.op).output_count(node.attr)
+            op_def = get_op(node.op)
         except KeyError:
             raise NotFoundError(None, None, f"Op type not registered '{node.op}' in binary running on this engine "
-                                            f"(needed by node '{node.name}'). The GraphDef was written by a "
-                                            f"process that registered more ops: register '{node.op}' "
-                                            f"(register_op) before importing.") from None
-    inputs = {n.name: [_parse_input(i) for i in n.input] for n in graph_def.node}
-    for node in graph_def.node:
+                                            f"(needed by {where.lower()}node '{node.name}'). The GraphDef was "
+                                            f"written by a process that registered more ops: register "
+                                            f"'{node.op}' (register_op) before importing.") from None
+        attrs = functions.signatures(node.attr, f"{where}Node '{node.name}'")
+        try:
+            num_outputs[node.name] = op_def.output_count(attrs)
+        except (KeyError, TypeError, AttributeError) as error:
+            raise ValueError(f"{where}Node '{node.name}' ({node.op}): bad or missing attrs ({error!r}).") from None
+    inputs = {n.name: [_parse_input(i) for i in n.input] for n in nodes}
+    for node in nodes:
         for source, index, is_control in inputs[node.name]:
             if source not in num_outputs:
-                raise ValueError(f"Node '{node.name}': Unknown input node '{source}'")
+                raise ValueError(f"{where}Node '{node.name}': Unknown input node '{source}'")
             if not is_control and index >= num_outputs[source]:
-                raise ValueError(f"Node '{node.name}': Connecting to invalid output {index} of source node "
+                raise ValueError(f"{where}Node '{node.name}': Connecting to invalid output {index} of source node "
                                  f"{source} which has {num_outputs[source]} outputs.")
     return inputs, num_outputs
+
+
+class _Signature:
+    """What validation needs of a library function before it is built: its input and output names."""
+
+    def __init__(self, fdef):
+        self.inputs = list(fdef.input)
+        self.outputs = list(fdef.output)
+
+
+class _FunctionImporter:
+    """The library of one GraphDef being imported: validated up front, each function built once, on demand.
+
+    A function is built as a ``ControlFlowGraph`` of the graph whose node first refers to it, wrapped
+    in a ``GraphFunction`` (the value the control-flow kernels call). Its stateful nodes are not
+    re-chained: the control edges in the file already order them, and ``control_output`` says which
+    run on every call.
+    """
+
+    def __init__(self, library):
+        self.defs = {}
+        for f in library.function:
+            if f.name in self.defs:
+                raise ValueError(f"Function '{f.name}' is defined twice in the GraphDef's library")
+            self.defs[f.name] = f
+        self.checked = {f.name: self._check(f) for f in library.function}
+        self.built = {}
+        self._building = set()
+
+    def _check(self, f):
+        where = f"Function '{f.name}': "
+        inputs, num_outputs = _check_nodes(f.node_def, self, where)
+        order = _topological_order(f.node_def, inputs)
+        op_types = {n.name: n.op for n in f.node_def}
+        for i, t in enumerate(f.input):
+            if t is None:
+                continue
+            node, index = _tensor_key(t)
+            if op_types.get(node) != "Placeholder" or index != 0:
+                raise ValueError(f"{where}input {i} ('{t}') must name the output of a Placeholder node.")
+        for t in f.output:
+            node, index = _tensor_key(t)
+            if node not in num_outputs or index >= num_outputs[node]:
+                raise ValueError(f"{where}output '{t}' not found in the function's nodes")
+        for n in f.control_output:
+            if n not in num_outputs:
+                raise ValueError(f"{where}control output '{n}' not found in the function's nodes")
+        return inputs, order
+
+    def _replace(self, value, where, convert):
+        if isinstance(value, NameAttrList):
+            if value.name not in self.defs:
+                raise ValueError(f"{where}: function '{value.name}' is not in the GraphDef's library")
+            return convert(value.name)
+        if isinstance(value, (list, tuple)) and any(isinstance(v, NameAttrList) for v in value):
+            return type(value)(self._replace(v, where, convert) for v in value)
+        return value
+
+    def signatures(self, attrs, where):
+        """``attrs`` with each function reference replaced by the function's signature (for validation)."""
+        return {k: self._replace(v, where, lambda name: _Signature(self.defs[name])) for k, v in attrs.items()}
+
+    def resolve(self, attrs, graph):
+        """``attrs`` with each function reference replaced by the built ``GraphFunction``."""
+        return {k: self._replace(v, "", lambda name: self.build(name, graph)) for k, v in attrs.items()}
+
+    def build(self, name, outer_graph):
+        fn = self.built.get(name)
+        if fn is not None:
+            return fn
+        if name in self._building:
+            raise ValueError(f"Function '{name}' of the GraphDef's library calls itself: recursion is not "
+                             f"supported (loops are While ops).")
+        from ..ops.control_flow_ops import ControlFlowGraph, GraphFunction
+        fdef = self.defs[name]
+        inputs, order = self.checked[name]
+        self._building.add(name)
+        graph = ControlFlowGraph(name, outer_graph)
+        graph._chaining_disabled = True     # the file's control edges already order the stateful nodes
+        try:
+            with graph.as_default():
+                created = _create_nodes(graph, order, inputs, {}, "", self)
+        finally:
+            graph._chaining_disabled = False
+            self._building.discard(name)
+        graph.stateful_ops = [created[n] for n in fdef.control_output]
+        ins = [None if t is None else _return_element(created, t if ":" in t else t + ":0") for t in fdef.input]
+        outs = [_return_element(created, t if ":" in t else t + ":0") for t in fdef.output]
+        for i, attrs in fdef.arg_attr.items():
+            if "_handle_dtype" in attrs and ins[i] is not None:
+                graph.resource_specs[ins[i]._id] = (attrs["_handle_dtype"], as_shape(attrs.get("_handle_shape")),
+                                                    None)
+        fn = self.built[name] = GraphFunction(graph, ins, outs, side_effects=True)
+        return fn
 
 
 def _default(graph):

@@ -5,7 +5,7 @@ so code that builds names (Keras layers, tf.Module) behaves the same in both mod
 """
 from .context import ctx
 
-__all__ = ["name_scope", "current_name_scope"]
+__all__ = ["name_scope", "current_name_scope", "get_current_name_scope"]
 
 
 class name_scope:  # noqa: N801 (TF spells it tf.name_scope)
@@ -18,6 +18,11 @@ class name_scope:  # noqa: N801 (TF spells it tf.name_scope)
             raise ValueError(f"name for name_scope must be a string, got {name!r}.")
         self._name = name
         self._saved = None
+
+    @property
+    def name(self):
+        """The name given to the constructor (``tf.Module(name="m").name_scope.name == "m/"``)."""
+        return self._name
 
     def __enter__(self):
         self._saved = ctx.name_scope
@@ -40,3 +45,8 @@ class name_scope:  # noqa: N801 (TF spells it tf.name_scope)
 
 def current_name_scope():
     return ctx.name_scope
+
+
+def get_current_name_scope():
+    """``tf.get_current_name_scope()``: the open scope without its trailing slash ("a/b"; "" at top level)."""
+    return ctx.name_scope[:-1] if ctx.name_scope.endswith("/") else ctx.name_scope

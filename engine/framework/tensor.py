@@ -16,6 +16,7 @@ import numpy as np
 from . import dtypes as _dtypes
 from .backend import NUMPY, to_numpy
 from .context import ctx
+from .dtypes import _BY_NP
 from .device import default_device
 from .tensor_shape import TensorShape
 
@@ -83,7 +84,10 @@ class EagerTensor(Tensor):
     # --- metadata ---------------------------------------------------------------
     @property
     def dtype(self):
-        return _dtypes.from_numpy(self._value.dtype)
+        try:
+            return _BY_NP[self._value.dtype]   # what dtypes.from_numpy does first, without the call
+        except KeyError:
+            return _dtypes.from_numpy(self._value.dtype)
 
     @property
     def shape(self):

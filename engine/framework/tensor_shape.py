@@ -128,6 +128,15 @@ class TensorShape:
             return False
         return all(a is None or b is None or a == b for a, b in zip(self._dims, other._dims))
 
+    def is_subtype_of(self, other):
+        """True if every shape ``self`` allows, ``other`` allows too: ``[3, 2]`` is a subtype of ``[None, 2]``."""
+        other = as_shape(other)
+        if other._dims is None:
+            return True
+        if self._dims is None or len(self._dims) != len(other._dims):
+            return False
+        return all(b is None or a == b for a, b in zip(self._dims, other._dims))
+
     def assert_is_compatible_with(self, other):
         if not self.is_compatible_with(other):
             raise ValueError(f"Shapes {self} and {as_shape(other)} are incompatible")
@@ -160,6 +169,17 @@ class TensorShape:
 
     def __radd__(self, other):
         return as_shape(other).concatenate(self)
+
+    def assert_has_rank(self, rank):
+        """``ValueError`` unless the rank is unknown or ``rank``."""
+        if self._dims is not None and len(self._dims) != rank:
+            raise ValueError(f"Shape {self} must have rank {rank}")
+
+    def assert_same_rank(self, other):
+        """``ValueError`` if both ranks are known and differ."""
+        other = as_shape(other)
+        if self._dims is not None and other._dims is not None and len(self._dims) != len(other._dims):
+            raise ValueError(f"Shapes {self} and {other} must have the same rank")
 
     def with_rank(self, rank):
         if self._dims is None:

@@ -21,7 +21,24 @@ class TensorSpec:
 
     @classmethod
     def from_tensor(cls, tensor, name=None):
+        """The spec of a tensor. A symbolic (graph) tensor lends its op's name when ``name`` is None."""
+        from .tensor import EagerTensor, Tensor
+        if not isinstance(tensor, Tensor):
+            raise ValueError(f"`tensor` should be a tf.Tensor, but got type {type(tensor)}.")
+        if name is None and not isinstance(tensor, EagerTensor) and getattr(tensor, "op", None) is not None:
+            name = tensor.op.name
         return cls(tensor.shape, tensor.dtype, name)
+
+    @classmethod
+    def from_spec(cls, spec, name=None):
+        """A copy of ``spec`` (shape and dtype), renamed to ``name`` if given."""
+        return cls(spec.shape, spec.dtype, name or spec.name)
+
+    @property
+    def value_type(self):
+        """The Python type of the values this spec describes: ``tf.Tensor``."""
+        from .tensor import Tensor
+        return Tensor
 
     @property
     def shape(self):
@@ -35,9 +52,19 @@ class TensorSpec:
     def name(self):
         return self._name
 
-    def is_compatible_with(self, other):
-        """True if ``other`` (a spec or a tensor) has this dtype and a compatible shape."""
-        return self._dtype == other.dtype and self._shape.is_compatible_with(other.shape)
+    def is_compatible_with(self, spec_or_tensor):
+        """True if ``spec_or_tensor`` (a TensorSpec or a tf.Tensor) has this dtype and a compatible shape.
+
+        As TF, anything else (a NumPy array, a list, a tf.Variable) is not compatible: ``False``.
+        """
+        from .tensor import Tensor
+        return (isinstance(spec_or_tensor, (TensorSpec, Tensor)) and self._dtype == spec_or_tensor.dtype
+                and self._shape.is_compatible_with(spec_or_tensor.shape))
+
+    def is_subtype_of(self, other):
+        """True if every tensor this spec describes also fits ``other`` (same dtype, a more general shape)."""
+        return (isinstance(other, TensorSpec) and self._dtype == other.dtype
+                and self._shape.is_subtype_of(other.shape))
 
     def most_specific_common_supertype(self, others):
         shape = self._shape

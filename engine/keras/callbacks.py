@@ -14,15 +14,27 @@
 model as ``self.model`` and can stop training with ``self.model.stop_training = True``.
 
 ``fit`` always adds a :class:`History` (it is what ``fit`` returns) and, unless
-``verbose=0``, a :class:`ProgbarLogger` (the progress bar).
+``verbose=0``, a :class:`ProgbarLogger` (the progress bar). As in Keras 3 they
+run *after* the user's callbacks (progress bar, then History), so what a
+callback adds to the epoch logs (``LearningRateScheduler`` and
+``ReduceLROnPlateau`` add ``learning_rate``) is shown and recorded.
+
+Callbacks that watch a quantity (``EarlyStopping``, ``ModelCheckpoint``,
+``ReduceLROnPlateau``) share :class:`MonitorCallback`'s rule: ``mode="auto"``
+minimizes losses and maximizes metrics whose direction is "up" (accuracies).
 """
+import collections
+import csv
+import os
 import warnings
 
 import numpy as np
 
 from .utils.progbar import Progbar, print_msg
 
-__all__ = ["Callback", "CallbackList", "History", "ProgbarLogger", "EarlyStopping", "LambdaCallback"]
+__all__ = ["Callback", "CallbackList", "History", "ProgbarLogger", "EarlyStopping", "LambdaCallback",
+           "MonitorCallback", "ModelCheckpoint", "ReduceLROnPlateau", "LearningRateScheduler", "TerminateOnNaN",
+           "CSVLogger"]
 
 
 class Callback:
@@ -68,15 +80,15 @@ _HOOKS = ["on_train_begin", "on_train_end", "on_epoch_begin", "on_epoch_end", "o
 
 
 class CallbackList(Callback):
-    """Several callbacks called as one, in order (History first, the progress bar last)."""
+    """Several callbacks called as one, in order (the user's, then the progress bar, then History)."""
 
     def __init__(self, callbacks=None, add_history=False, add_progbar=False, model=None, **params):
         super().__init__()
         self.callbacks = list(callbacks or [])
-        if add_history and not any(isinstance(c, History) for c in self.callbacks):
-            self.callbacks.insert(0, History())
         if add_progbar and not any(isinstance(c, ProgbarLogger) for c in self.callbacks):
             self.callbacks.append(ProgbarLogger())
+        if add_history and not any(isinstance(c, History) for c in self.callbacks):
+            self.callbacks.append(History())
         if model is not None:
             self.set_model(model)
         if params:
@@ -331,3 +343,348 @@ class LambdaCallback(Callback):
             if name not in _HOOKS + ["on_batch_begin", "on_batch_end"]:
                 raise ValueError(f"LambdaCallback: unknown hook {name!r}")
             setattr(self, name, fn)
+
+
+# --------------------------------------------------------------------------------------
+# Callbacks that watch a monitored quantity
+# --------------------------------------------------------------------------------------
+class MonitorCallback(Callback):
+    """Base of the callbacks that watch ``monitor``: picks the comparison from ``mode`` (Keras 3's class).
+
+    ``mode="min"``/``"max"``, or ``"auto"``: ``loss``/``val_loss`` are minimized,
+    a compiled metric is maximized or minimized by its ``_direction``; any other
+    name raises ``ValueError`` (at the first epoch end, once the metrics exist).
+    ``_is_improvement(value, best)``: better than ``best`` by more than ``min_delta``.
+    """
+
+    def __init__(self, monitor="val_loss", mode="auto", baseline=None, min_delta=0):
+        super().__init__()
+        if mode not in ("auto", "min", "max"):
+            warnings.warn(f"{type(self).__name__} mode '{mode}' is unknown, fallback to auto mode.", stacklevel=2)
+            mode = "auto"
+        self.monitor = monitor
+        self.mode = mode
+        self.best = baseline
+        self.min_delta = abs(min_delta)
+        self.monitor_op = None
+
+    def _set_monitor_op(self):
+        if self.mode == "min":
+            self.monitor_op = np.less
+        elif self.mode == "max":
+            self.monitor_op = np.greater
+        else:
+            name = self.monitor[4:] if self.monitor.startswith("val_") else self.monitor
+            if name == "loss":
+                self.monitor_op = np.less
+            for metric in _compiled_metrics(self.model):
+                if metric.name == name and getattr(metric, "_direction", None):
+                    self.monitor_op = np.greater if metric._direction == "up" else np.less
+            if self.monitor_op is None:
+                raise ValueError(f"{type(self).__name__} callback received monitor={self.monitor}, but Keras isn't "
+                                 f"able to automatically determine whether that metric should be maximized or "
+                                 f"minimized. Pass `mode='max'` in order to monitor based on the highest metric "
+                                 f"value, or pass `mode='min'` in order to use the lowest value.")
+        if self.monitor_op is np.less:
+            self.min_delta *= -1
+
+    def _is_improvement(self, value, reference):
+        return reference is None or bool(self.monitor_op(value - self.min_delta, reference))
+
+
+class ModelCheckpoint(MonitorCallback):
+    """Save the model (or only its weights) at the end of every epoch, or every ``save_freq`` batches.
+
+    ``filepath`` is formatted with ``str.format(epoch=epoch + 1, **logs)``, so
+    ``"ckpt-{epoch:02d}-{val_loss:.2f}.weights.h5"`` names each file after its
+    epoch and validation loss. ``save_weights_only=True`` calls
+    ``model.save_weights`` (the path must end in ``.weights.h5``; the engine
+    writes its npz weights format there, see ``saving.py``); otherwise
+    ``model.save`` (the path must end in ``.keras``; the engine's zip, see
+    ``saving.py``). With ``save_best_only`` a file is written only when
+    ``monitor`` improved (``mode``, ``initial_value_threshold``). ``verbose=1``
+    prints Keras' messages. Keras 3 semantics.
+    """
+
+    def __init__(self, filepath, monitor="val_loss", verbose=0, save_best_only=False, save_weights_only=False,
+                 mode="auto", save_freq="epoch", initial_value_threshold=None):
+        super().__init__(monitor, mode, initial_value_threshold)
+        self.verbose = verbose
+        self.filepath = os.fspath(filepath)
+        self.save_best_only = save_best_only
+        self.save_weights_only = save_weights_only
+        self.save_freq = save_freq
+        self._batches_seen_since_last_saving = 0
+        self._last_batch_seen = None
+        self._current_epoch = 0
+        if save_freq != "epoch" and not isinstance(save_freq, int):
+            raise ValueError(f"Unrecognized save_freq: {save_freq}. Expected save_freq are 'epoch' or integer values")
+        if save_weights_only:
+            if not self.filepath.endswith(".weights.h5"):
+                raise ValueError(f"When using `save_weights_only=True` in `ModelCheckpoint`, the filepath provided "
+                                 f"must end in `.weights.h5` (Keras weights format). Received: "
+                                 f"filepath={self.filepath}")
+        elif not self.filepath.endswith((".keras", ".h5")):
+            raise ValueError(f"The filepath provided must end in `.keras` (Keras model format). Received: "
+                             f"filepath={self.filepath}")
+
+    def on_epoch_begin(self, epoch, logs=None):
+        self._current_epoch = epoch
+
+    def on_train_batch_end(self, batch, logs=None):
+        if self._should_save_on_batch(batch):
+            self._save_model(self._current_epoch, batch, logs)
+
+    def on_epoch_end(self, epoch, logs=None):
+        if self.monitor_op is None:
+            self._set_monitor_op()
+        if self.save_freq == "epoch":
+            self._save_model(epoch, None, logs)
+
+    def _should_save_on_batch(self, batch):
+        if self.save_freq == "epoch":
+            return False
+        if self._last_batch_seen is None or batch <= self._last_batch_seen:
+            added = batch + 1
+        else:
+            added = batch - self._last_batch_seen
+        self._batches_seen_since_last_saving += added
+        self._last_batch_seen = batch
+        if self._batches_seen_since_last_saving >= self.save_freq:
+            self._batches_seen_since_last_saving = 0
+            return True
+        return False
+
+    def _get_file_path(self, epoch, batch, logs):
+        logs = logs or {}
+        try:
+            if batch is None or "batch" in logs:
+                return self.filepath.format(epoch=epoch + 1, **logs)
+            return self.filepath.format(epoch=epoch + 1, batch=batch + 1, **logs)
+        except KeyError as e:
+            raise KeyError(f'Failed to format this callback filepath: "{self.filepath}". Reason: {e}') from None
+
+    def _should_save_model(self, epoch, logs, filepath):
+        logs = logs or {}
+        if not self.save_best_only:
+            if self.verbose > 0:
+                print_msg(f"\nEpoch {epoch + 1}: saving model to {filepath}")
+            return True
+        if self.monitor_op is None:
+            self._set_monitor_op()
+        current = logs.get(self.monitor)
+        if current is None:
+            warnings.warn(f"Can save best model only with {self.monitor} available.", stacklevel=2)
+            return True
+        best_str = "None" if self.best is None else f"{self.best:.5f}"
+        if self._is_improvement(current, self.best):
+            if self.verbose > 0:
+                print_msg(f"\nEpoch {epoch + 1}: {self.monitor} improved from {best_str} to {current:.5f}, saving "
+                          f"model to {filepath}")
+            self.best = current
+            return True
+        if self.verbose > 0:
+            print_msg(f"\nEpoch {epoch + 1}: {self.monitor} did not improve from {best_str}")
+        return False
+
+    def _save_model(self, epoch, batch, logs):
+        filepath = self._get_file_path(epoch, batch, logs)
+        if os.path.isdir(filepath):
+            raise IOError(f"Please specify a non-directory filepath for ModelCheckpoint. Filepath used is an "
+                          f"existing directory: {filepath}")
+        if not self._should_save_model(epoch, logs, filepath):
+            return
+        dirname = os.path.dirname(filepath)
+        if dirname:
+            os.makedirs(dirname, exist_ok=True)
+        if self.save_weights_only:
+            self.model.save_weights(filepath, overwrite=True)
+        else:
+            self.model.save(filepath, overwrite=True)
+        if self.verbose > 0:
+            print_msg(f"\nEpoch {epoch + 1}: finished saving model to {filepath}")
+
+
+def _learning_rate(optimizer):
+    return float(np.asarray(optimizer.learning_rate.numpy() if hasattr(optimizer.learning_rate, "numpy")
+                            else optimizer.learning_rate))
+
+
+class ReduceLROnPlateau(MonitorCallback):
+    """Multiply the learning rate by ``factor`` once ``monitor`` has not improved for ``patience`` epochs.
+
+    After a reduction, ``cooldown`` epochs pass before waiting starts again; the
+    rate never goes below ``min_lr``. Adds ``learning_rate`` to the epoch logs
+    (so ``History`` records it). Keras 3 semantics and messages.
+    """
+
+    def __init__(self, monitor="val_loss", factor=0.1, patience=10, verbose=0, mode="auto", min_delta=1e-4,
+                 cooldown=0, min_lr=0.0, **kwargs):
+        super().__init__(monitor, mode, min_delta=min_delta)
+        if factor >= 1.0:
+            raise ValueError(f"ReduceLROnPlateau does not support a factor >= 1.0. Received factor={factor}")
+        self.factor = factor
+        self.min_lr = min_lr
+        self.patience = patience
+        self.verbose = verbose
+        self.cooldown = cooldown
+        self.cooldown_counter = 0
+        self.wait = 0
+
+    def _reset(self):
+        self.best = None
+        self.cooldown_counter = 0
+        self.wait = 0
+
+    def on_train_begin(self, logs=None):
+        self._reset()
+
+    def in_cooldown(self):
+        return self.cooldown_counter > 0
+
+    def _reduce_lr(self, epoch):
+        optimizer = self.model.optimizer
+        old_lr = _learning_rate(optimizer)
+        if old_lr > np.float32(self.min_lr):
+            new_lr = max(old_lr * self.factor, self.min_lr)
+            optimizer.learning_rate = new_lr
+            if self.verbose > 0:
+                print_msg(f"\nEpoch {epoch + 1}: ReduceLROnPlateau reducing learning rate to {new_lr}.")
+            return True
+        return False
+
+    def on_epoch_end(self, epoch, logs=None):
+        if self.monitor_op is None:
+            self._set_monitor_op()
+        logs = logs if logs is not None else {}
+        logs["learning_rate"] = _learning_rate(self.model.optimizer)
+        current = logs.get(self.monitor)
+        if current is None:
+            warnings.warn(f"Learning rate reduction is conditioned on metric `{self.monitor}` which is not available. "
+                          f"Available metrics are: {','.join(list(logs.keys()))}.", stacklevel=2)
+            return
+        if self.in_cooldown():
+            self.cooldown_counter -= 1
+            self.wait = 0
+        if self._is_improvement(current, self.best):
+            self.best = current
+            self.wait = 0
+        elif not self.in_cooldown():
+            self.wait += 1
+            if self.wait >= self.patience and self._reduce_lr(epoch):
+                self.cooldown_counter = self.cooldown
+                self.wait = 0
+
+
+class LearningRateScheduler(Callback):
+    """At each epoch start, set the learning rate to ``schedule(epoch, lr)`` (or ``schedule(epoch)``).
+
+    ``epoch`` counts from 0; ``lr`` is the current rate as a Python float. The
+    result must be a float. ``verbose=1`` prints
+    ``Epoch 1: LearningRateScheduler setting learning rate to 0.05...`` as Keras.
+    Adds ``learning_rate`` to the epoch logs.
+    """
+
+    def __init__(self, schedule, verbose=0):
+        super().__init__()
+        self.schedule = schedule
+        self.verbose = verbose
+
+    def on_epoch_begin(self, epoch, logs=None):
+        optimizer = self.model.optimizer
+        if not hasattr(optimizer, "learning_rate"):
+            raise ValueError('Optimizer must have a "learning_rate" attribute.')
+        try:
+            lr = self.schedule(epoch, _learning_rate(optimizer))
+        except TypeError:   # the old one-argument API
+            lr = self.schedule(epoch)
+        if hasattr(lr, "numpy"):
+            lr = lr.numpy()
+        if not isinstance(lr, (float, np.float32, np.float64)):
+            raise ValueError(f"The output of the `schedule` function should be a float. Got: {lr}")
+        optimizer.learning_rate = lr
+        if self.verbose > 0:
+            print_msg(f"\nEpoch {epoch + 1}: LearningRateScheduler setting learning rate to {lr}.")
+
+    def on_epoch_end(self, epoch, logs=None):
+        if logs is not None:
+            logs["learning_rate"] = _learning_rate(self.model.optimizer)
+
+
+class TerminateOnNaN(Callback):
+    """Stop training at the first batch whose loss is NaN or infinite (``raise_error=True``: raise instead)."""
+
+    def __init__(self, raise_error=False):
+        super().__init__()
+        self.raise_error = raise_error
+
+    def on_batch_end(self, batch, logs=None):
+        loss = (logs or {}).get("loss")
+        if loss is not None and (np.isnan(loss) or np.isinf(loss)):
+            if self.raise_error:
+                raise RuntimeError(f"NaN or Inf loss encountered at batch {batch}. Loss value: {loss}. Terminating "
+                                   f"training immediately.")
+            print_msg(f"Batch {batch}: Invalid loss, terminating training")
+            self.model.stop_training = True
+
+
+class CSVLogger(Callback):
+    """Write one CSV row per epoch: ``epoch`` then the logs' keys, sorted (``NA`` for a missing value).
+
+    Without validation the header also lists the ``val_*`` columns (filled with
+    ``NA``), as Keras does. ``append=True`` continues an existing file (no
+    second header); ``separator`` sets the delimiter.
+    """
+
+    def __init__(self, filename, separator=",", append=False):
+        super().__init__()
+        self.sep = separator
+        self.filename = os.fspath(filename)
+        self.append = append
+        self.writer = None
+        self.keys = None
+        self.append_header = True
+        self.csv_file = None
+
+    def on_train_begin(self, logs=None):
+        if self.append:
+            if os.path.exists(self.filename):
+                with open(self.filename) as f:
+                    self.append_header = not bool(len(f.readline()))
+            mode = "a"
+        else:
+            mode = "w"
+        if self.csv_file and not self.csv_file.closed:
+            self.csv_file.close()
+        self.csv_file = open(self.filename, mode, newline="")
+        self.writer = None
+        self.keys = None
+
+    def on_epoch_end(self, epoch, logs=None):
+        logs = logs or {}
+
+        def handle_value(v):
+            if isinstance(v, str):
+                return v
+            if isinstance(v, collections.abc.Iterable) and not (isinstance(v, np.ndarray) and v.ndim == 0):
+                return f'"[{", ".join(map(str, v))}]"'
+            return v
+        if self.keys is None:
+            self.keys = sorted(logs.keys())
+            if self.keys and not any(k.startswith("val_") for k in self.keys):
+                self.keys.extend([f"val_{k}" for k in self.keys])
+        if not self.writer:
+            class Dialect(csv.excel):
+                delimiter = self.sep
+            self.writer = csv.DictWriter(self.csv_file, fieldnames=["epoch"] + self.keys, dialect=Dialect)
+            if self.append_header:
+                self.writer.writeheader()
+        row = collections.OrderedDict({"epoch": epoch})
+        row.update((k, handle_value(logs.get(k, "NA"))) for k in self.keys)
+        self.writer.writerow(row)
+        self.csv_file.flush()
+
+    def on_train_end(self, logs=None):
+        if self.csv_file and not self.csv_file.closed:
+            self.csv_file.close()
+        self.writer = None

@@ -82,6 +82,8 @@ class Trainer:
     def compile(self, optimizer="rmsprop", loss=None, loss_weights=None, metrics=None, weighted_metrics=None,
                 run_eagerly=False, steps_per_execution=1, jit_compile="auto", auto_scale_loss=True):
         """Choose the optimizer, the loss and the metrics (by object or by name)."""
+        object.__setattr__(self, "_compile_args", {"optimizer": optimizer, "loss": loss, "loss_weights": loss_weights,
+                                                   "metrics": metrics, "weighted_metrics": weighted_metrics})
         self.optimizer = optimizers.get(optimizer)
         self.loss = loss
         output_names = getattr(self, "output_names", None)
@@ -230,9 +232,48 @@ class Trainer:
             specs = nest.map_structure(_relaxed_spec, batch)
             key = tuple((s.dtype, s.shape) for s in nest.flatten(specs)), _structure(batch)
             if key not in self._traced_signatures[kind]:
+                if kind == "train":
+                    self._build_before_tracing(specs)
                 fn.get_concrete_function(specs)
                 self._traced_signatures[kind].add(key)
         return fn
+
+    def _build_before_tracing(self, specs):
+        """Keras 3's "symbolic build": create the model's, the compiled metrics' and the optimizer's
+        variables *before* ``train_function`` is traced.
+
+        Otherwise the first trace would create them, and a ``tf.function`` whose first trace
+        creates variables traces a second time (TF's rule; see ``engine/eager/function.py``).
+        The model runs once on placeholders in a throwaway graph (nothing is computed); its
+        layers and the metrics build their variables outside it, as they do in a trace.
+        (Under a distribution strategy only the optimizer is built here.)
+        """
+        from ..framework.func_graph import FuncGraph
+        from ..framework.registry import get_op
+        metrics = self._compile_metrics
+        if self.distribute_strategy is None and (not getattr(self, "built", False) or
+                                                 (metrics is not None and not metrics.built)):
+            graph = FuncGraph("symbolic_build")
+            with graph.as_default():
+                inputs = nest.map_structure(lambda spec: graph.create_op_from_def(
+                    get_op("Placeholder"), [], {"dtype": spec.dtype, "shape": spec.shape}, name="input"), specs)
+                x, y, _ = unpack_x_y_sample_weight(inputs)
+                y_pred = self(x, training=False)
+                if metrics is not None and not metrics.built and y is not None:
+                    metrics.build(y, y_pred)
+        optimizer = getattr(self, "optimizer", None)
+        if optimizer is None or getattr(optimizer, "built", True) or not getattr(self, "built", False):
+            return
+        variables = self.trainable_variables
+        if not variables:
+            return
+        strategy = self.distribute_strategy
+        scope = getattr(strategy, "scope", None)
+        if scope is not None:
+            with scope():
+                optimizer.build(variables)
+        else:
+            optimizer.build(variables)
 
     def make_train_function(self, force=False):
         """Reset ``train_function`` (if ``force``); it is made, and traced, at the first batch."""

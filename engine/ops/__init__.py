@@ -6,6 +6,7 @@ import time, and ``overloads`` attaches Python operators once they all exist.
 from . import _dispatch  # noqa: F401
 from . import resource_ops  # noqa: F401
 from . import math_ops, reduction_ops, array_ops, linalg_ops, nn_ops, random_ops, slicing  # noqa: F401
+from . import trig_ops  # noqa: F401
 from . import logging_ops  # noqa: F401
 from . import control_flow_ops  # noqa: F401
 from . import clip_ops  # noqa: F401

@@ -9,6 +9,7 @@ import numpy as np
 from ..eager.execute import execute
 from ..framework import dtypes
 from ..framework.context import ctx
+from ..framework.device import default_device
 from ..framework.errors import InvalidArgumentError
 from ..framework.tensor import EagerTensor, Tensor, convert_to_tensor, scalar_like
 
@@ -55,6 +56,8 @@ def convert_pair(x, y):
 
 def binary_inputs(op_name, x, y):
     """``convert_pair``, then refuse two different dtypes (no implicit promotion), as in TF."""
+    if type(x) is EagerTensor and type(y) is EagerTensor and x._value.dtype == y._value.dtype:
+        return x, y   # the common case: nothing to convert, and equal NumPy dtypes mean equal DTypes
     x, y = convert_pair(x, y)
     check_same_dtype(op_name, x, y)
     return x, y
@@ -95,16 +98,24 @@ def int_tensor(values, dtype=dtypes.int32, like=None):
     """A small integer tensor (shapes, axes, perms) built without dtype inference overhead."""
     if isinstance(values, Tensor):
         return values
-    if hasattr(values, "__tf_tensor__"):
-        return convert_to_tensor(values)
-    if isinstance(values, (list, tuple)) and any(isinstance(v, Tensor) for v in values):
-        from . import array_ops  # a shape list mixing ints and tensors is packed, as TF does
-        return array_ops.stack([int_tensor(v, dtype) for v in values])
+    kind = type(values)
+    if kind is not int:   # a Python int (an axis) can be none of these
+        if hasattr(values, "__tf_tensor__"):
+            return convert_to_tensor(values)
+        if isinstance(values, (list, tuple)) and _has_tensor(values):
+            from . import array_ops  # a shape list mixing ints and tensors is packed, as TF does
+            return array_ops.stack([int_tensor(v, dtype) for v in values])
     if ctx.graph is not None:
         return convert_to_tensor(np.asarray(values, dtype=dtype._np))
-    from ..framework.device import default_device
     arr = np.asarray(values, dtype=dtype._np)
     device = ctx.device or default_device()
     if device.backend != "numpy":
         arr = device.put(arr)
     return EagerTensor(arr[()] if arr.ndim == 0 else arr, device)
+
+
+def _has_tensor(values):
+    for v in values:
+        if isinstance(v, Tensor):
+            return True
+    return False

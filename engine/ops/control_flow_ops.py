@@ -57,11 +57,27 @@ values. The engine's design:
    of the captured tensors.
 
 Nothing is recomputed, and a loop run without a gradient records nothing.
+
+Higher-order gradients and files
+--------------------------------
+``WhileGrad`` has no graph gradient (its registered gradient raises a clear
+``NotImplementedError``). Higher-order gradients of a ``tf.function`` come from
+*eager replay* instead: under nested tapes the function's ops are run eagerly,
+one by one (:func:`replay_op` runs a cond's chosen branch, a loop's iterations,
+a ``WhileGrad`` 's backward body over the recorded iterations), so every tape
+records every op and can differentiate again, to any order.
+
+A ``GraphDef`` stores each :class:`GraphFunction` in its function *library*
+(``engine/framework/graph_io.py``); import rebuilds it as a
+:class:`ControlFlowGraph` of the importing graph. A loop saved in its recording
+form keeps its record layout when its gradient is built again after loading
+(each ``WhileGrad`` reads its prefix of the record, ``_n_saved``).
+
 Deliberate differences from TF: the backward loop is one ``WhileGrad`` op (TF
-builds a second ``While`` that pops TensorLists), so gradients of while loops
-are first order only; ``tf.case``/``tf.switch_case`` build nested conds
-instead of one ``Case`` op; a single non-nested loop variable is accepted and
-returned unwrapped.
+builds a second ``While`` that pops TensorLists), so in a graph gradients of
+while loops are first order only; ``tf.case``/``tf.switch_case`` build nested
+conds instead of one ``Case`` op; a single non-nested loop variable is accepted
+and returned unwrapped.
 """
 import functools
 
@@ -195,7 +211,8 @@ class GraphFunction:
         fed = [t for t in self.inputs if t is not None]
         self._take = None if len(fed) == len(self.inputs) else \
             [i for i, t in enumerate(self.inputs) if t is not None]
-        self.plan = compile_plan(self.outputs, list(graph.stateful_ops) if side_effects else [], fed)
+        self.targets = list(graph.stateful_ops) if side_effects else []   # run for their side effects
+        self.plan = compile_plan(self.outputs, self.targets, fed)
         ops = getattr(self.plan, "graph_ops", None) or self.plan.ops   # the graph ops it runs
         self.stateful = any(getattr(op, "op_def", None) is not None and op.op_def.stateful for op in ops)
 
@@ -258,8 +275,15 @@ def _record_on_tapes(op, grad_fn):
     """
     if not ctx.tapes or not op.outputs:
         return
+    inputs = _tape_inputs(op.inputs)
+    outputs = list(op.outputs)
+    record_operation(op.type, inputs, outputs, lambda *grads: grad_fn(op, *grads))
+
+
+def _tape_inputs(tensors):
+    """``tensors`` as a tape sees them: a captured variable's handle becomes the variable (marked read)."""
     inputs, read = [], []
-    for t in op.inputs:
+    for t in tensors:
         spec = resource_spec(t)
         variable = spec[2] if spec is not None else None
         inputs.append(t if variable is None else variable)
@@ -268,8 +292,7 @@ def _record_on_tapes(op, grad_fn):
     for tape in ctx.tapes:
         for v in read:
             tape._variable_accessed(v)
-    outputs = list(op.outputs)
-    record_operation(op.type, inputs, outputs, lambda *grads: grad_fn(op, *grads))
+    return inputs
 
 
 def _build_gradient(graph, ys, xs, unconnected="none"):
@@ -362,7 +385,17 @@ def _if_kernel(xp):
 
 def _if_grad(op, *grads):
     """The gradient of a cond: a cond over the gradients of its two branches."""
+    if _real_op(op).attrs.get("_gradient"):
+        _no_graph_gradient("tf.cond gradient (an If built by a cond's gradient)")
     return _apply_cached_gradient(op, grads, lambda real: _CondGradient(real))
+
+
+def _no_graph_gradient(what):
+    """Backward ops of control flow have no graph gradient: say so, rather than return a wrong one."""
+    raise NotImplementedError(
+        f"The gradient of a {what} cannot be built into a graph: the engine's control-flow gradients are first "
+        f"order in graphs. Compute higher-order gradients with nested tf.GradientTapes outside the tf.function "
+        f"(the engine then replays the function's ops eagerly), or eagerly.")
 
 
 def _apply_cached_gradient(op, grads, build):
@@ -447,8 +480,9 @@ class _CondGradient:
         result = graph.create_op_from_def(
             _IF if stateful else _STATELESS_IF, [op.inputs[0]] + dys + self.saved_outputs + list(op.inputs[1:]),
             {"then_branch": self.then_grad, "else_branch": self.else_grad, "Tout": dtypes_out,
-             "output_shapes": out_shapes}, name="cond_grad")
+             "output_shapes": out_shapes, "_gradient": True}, name="cond_grad")
         result = result if isinstance(result, list) else [result]
+        _record_gradient_on_tapes("If", op, dys, result, "tf.cond gradient (an If built by a cond's gradient)")
         in_grads = [None] * n_inputs
         for j, g in zip(self.positions, result):
             in_grads[1 + j] = g
@@ -654,13 +688,13 @@ _WHILE = register_op("While", kernel=_while_kernel, infer=_infer_from_attrs, gra
 
 
 def _while_grad_kernel(xp):
-    def k(record, *inputs, body_grad, _n_grads, _cap_positions, _runtime=None, **attrs):
+    def k(record, *inputs, body_grad, _n_grads, _cap_positions, _n_saved=None, _runtime=None, **attrs):
         record = _unwrap(record)
         g = list(inputs[:_n_grads])
         captured = list(inputs[_n_grads:])
         totals = None
         for saved in reversed(record.iterations):  # the last iteration first
-            outputs = body_grad(list(saved) + captured + g, _runtime)
+            outputs = body_grad(list(saved[:_n_saved]) + captured + g, _runtime)
             g = list(outputs[:_n_grads])
             step = outputs[_n_grads:]
             totals = list(step) if totals is None else [a + b for a, b in zip(totals, step)]
@@ -671,7 +705,24 @@ def _while_grad_kernel(xp):
     return k
 
 
-_WHILE_GRAD = register_op("WhileGrad", kernel=_while_grad_kernel, infer=_infer_from_attrs,
+def _while_grad_grad(op, *grads):
+    """WhileGrad has no graph gradient: say so, rather than let the gradient be silently missing."""
+    _no_graph_gradient("tf.while_loop gradient (WhileGrad)")
+
+
+def _record_gradient_on_tapes(op_type, forward, dys, result, what):
+    """Let tapes recording a graph gradient computation (nested tapes inside a tf.function) see it.
+
+    They see the backward op as a function of the forward op's inputs, so differentiating it again
+    raises the clear error of :func:`_no_graph_gradient` instead of returning a silently missing
+    (None) or partial gradient.
+    """
+    if ctx.tapes:
+        record_operation(op_type, _tape_inputs(list(forward.inputs)) + list(dys), list(result),
+                         lambda *grads: _no_graph_gradient(what))
+
+
+_WHILE_GRAD = register_op("WhileGrad", kernel=_while_grad_kernel, infer=_infer_from_attrs, grad=_while_grad_grad,
                           num_outputs=lambda attrs: len(attrs["Tout"]), needs_runtime=True,
                           doc="Backward pass of a while loop: body_grad over the loop record, last iteration first.")
 
@@ -692,13 +743,26 @@ class _WhileGradient:
         per_iteration = [t for t in saved if t._id not in captured_ids]
         var_grads, cap_grads = grads[:len(self.float_vars)], grads[len(self.float_vars):]
         self.cap_positions = [j for j, g in zip(wrt_caps, cap_grads) if g is not None]
-        self.backward = GraphFunction(graph, per_iteration + placeholders[n:] + grad_ys,
+        # What each iteration records. A loop that already records (its gradient was built before
+        # the graph was saved and loaded again, and other WhileGrad ops may read the record) keeps
+        # its layout; values it lacks are appended, and each WhileGrad reads only its prefix.
+        recorded = list(body.outputs[n:]) if op.attrs.get("_record") else []
+        known = {t._id for t in recorded}
+        missing = [t for t in per_iteration if t._id not in known]
+        needed = {t._id for t in per_iteration}
+        layout = [t if t._id in needed else None for t in recorded] + missing
+        self.n_saved = len(layout)
+        self.backward = GraphFunction(graph, layout + placeholders[n:] + grad_ys,
                                       list(var_grads) + [g for g in cap_grads if g is not None], side_effects=False)
+        if op.attrs.get("_record") and not missing:
+            self.record = op.outputs[n]
+            return
         # The forward body also returns this iteration's saved values; the kernel records them.
-        op.attrs = dict(op.attrs, body=GraphFunction(graph, placeholders, list(outputs) + per_iteration),
-                        _record=True, Tout=list(op.attrs["Tout"]) + [variant],
-                        output_shapes=list(op.attrs["output_shapes"]) + [TensorShape([])])
-        op.outputs.append(SymbolicTensor(op, n, variant, TensorShape([])))
+        op.attrs = dict(op.attrs, body=GraphFunction(graph, placeholders, list(outputs) + recorded + missing),
+                        _record=True, Tout=list(op.attrs["Tout"])[:n] + [variant],
+                        output_shapes=list(op.attrs["output_shapes"])[:n] + [TensorShape([])])
+        if len(op.outputs) == n:
+            op.outputs.append(SymbolicTensor(op, n, variant, TensorShape([])))
         self.record = op.outputs[n]
 
     def apply(self, op, grads):
@@ -711,14 +775,81 @@ class _WhileGradient:
             return [None] * len(op.inputs)
         result = execute(_WHILE_GRAD, tuple([self.record] + dys + captured),
                          {"body_grad": self.backward, "_n_grads": len(dys), "_cap_positions": self.cap_positions,
+                          "_n_saved": self.n_saved,
                           "Tout": [d for d, _ in specs], "output_shapes": [s for _, s in specs]}, name="while_grad")
         result = result if isinstance(result, list) else [result]
+        _record_gradient_on_tapes("WhileGrad", op, dys, result, "tf.while_loop gradient (WhileGrad)")
         in_grads = [None] * len(op.inputs)
         for i, g in zip(self.float_vars, result):
             in_grads[i] = g
         for j, g in zip(self.cap_positions, result[len(self.float_vars):]):
             in_grads[n + j] = g
         return in_grads
+
+
+# ======================================================================================
+# Eager replay (higher-order gradients through tf.function)
+# ======================================================================================
+def replay_function(fn, args):
+    """Call the GraphFunction ``fn`` on eager ``args`` by running its ops eagerly, one by one.
+
+    Every op goes through the dispatcher, so the active tapes record it: the result is
+    differentiable to any order (the compiled plan is not). See ``ConcreteFunction._replay_eagerly``.
+    """
+    from ..eager.function import replay_ops
+    values = {t._id: a for t, a in zip(fn.inputs, args) if t is not None}
+    return replay_ops(fn.graph, values, fn.outputs, getattr(fn, "targets", ()))
+
+
+def replay_op(op, args):
+    """Run one control-flow op eagerly on ``args`` (EagerTensors, variables for resource handles).
+
+    ``If``: the predicate chooses a branch, which is replayed. ``While``: the cond and the body are
+    replayed, iteration after iteration; a recording loop collects each iteration's saved values (eager
+    tensors, recorded by the tapes) in a :class:`LoopRecord`. ``WhileGrad``: ``body_grad`` is replayed
+    over that record, last iteration first, so the backward pass of the loop is itself recorded and can
+    be differentiated again.
+    """
+    attrs = op.attrs
+    if op.type in ("If", "StatelessIf"):
+        pred = args[0]
+        if getattr(pred, "ndim", 0) != 0:
+            raise InvalidArgumentError(None, None, f"The second input must be a scalar, but it has shape "
+                                                   f"{_fmt_shape(pred.numpy())}")
+        return replay_function(attrs["then_branch"] if bool(pred) else attrs["else_branch"], list(args[1:]))
+    if op.type in ("While", "StatelessWhile"):
+        n = attrs["_n_vars"]
+        values, captured = list(args[:n]), list(args[n:])
+        record = LoopRecord() if attrs.get("_record") else None
+        while bool(replay_function(attrs["cond"], values + captured)[0]):
+            outputs = replay_function(attrs["body"], values + captured)
+            values = list(outputs[:n])
+            if record is not None:
+                record.iterations.append(tuple(outputs[n:]))
+        return values + ([record] if record is not None else [])
+    if op.type == "WhileGrad":
+        record = _unwrap(args[0])
+        if not isinstance(record, LoopRecord) or any(not isinstance(v, Tensor) for it in record.iterations
+                                                     for v in it):
+            raise InvalidArgumentError(None, None, "WhileGrad: the loop record does not come from a replayed "
+                                                   "while loop.")
+        n_grads, n_saved = attrs["_n_grads"], attrs.get("_n_saved")
+        g, captured = list(args[1:1 + n_grads]), list(args[1 + n_grads:])
+        totals = None
+        for saved in reversed(record.iterations):
+            outputs = replay_function(attrs["body_grad"], list(saved[:n_saved]) + captured + g)
+            g, step = list(outputs[:n_grads]), list(outputs[n_grads:])
+            totals = step if totals is None else [math_ops.add_n([a, b]) for a, b in zip(totals, step)]
+        if totals is None:
+            totals = [_eager_zeros(captured[j]) for j in attrs["_cap_positions"]]
+        return g + totals
+    raise TypeError(f"replay_op: {op.type} is not a control-flow op.")
+
+
+def _eager_zeros(value):
+    if hasattr(value, "_is_variable"):
+        return array_ops.zeros(value.shape.as_list(), value.dtype)
+    return array_ops.zeros_like(value)
 
 
 def _is_subshape(shape, invariant):

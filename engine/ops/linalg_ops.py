@@ -412,7 +412,15 @@ def tensordot(a, b, axes, name=None):
         if product.shape.as_list() != out_shape:
             product = array_ops.reshape(product, out_shape)
         return product
-    return array_ops.reshape(product, array_ops.concat([_int_vector(a_free), _int_vector(b_free)], 0))
+    result = array_ops.reshape(product, array_ops.concat([_int_vector(a_free), _int_vector(b_free)], 0))
+    # The reshape's target is computed at run time, so its static shape would be unknown; as TF does,
+    # state what is known: the free dimensions of ``a`` then of ``b`` (``None`` where unknown).
+    a_dims, b_dims = a.shape.as_list(), b.shape.as_list()
+    static = [a_dims[i] for i in range(len(a_dims)) if i not in a_axes] + \
+        [b_dims[i] for i in range(len(b_dims)) if i not in b_axes]
+    if hasattr(result, "set_shape"):
+        result.set_shape(static)
+    return result
 
 
 def _int_vector(dims):

@@ -34,12 +34,14 @@ import math
 import numpy as np
 
 from ..eager.execute import record
+from ..eager.tape import _Meta
 from ..framework import dtypes
 from ..framework.backend import NUMPY
 from ..framework.context import ctx
 from ..framework.errors import InvalidArgumentError, NotFoundError
 from ..framework.registry import register_op
 from ..framework.tensor import EagerTensor, Tensor
+from ..framework.tensor_shape import TensorShape
 from . import _shapes
 from ._dispatch import FLOAT, INTEGER, NUMERIC, binary_inputs, check_dtype, execute, to_tensor
 
@@ -71,21 +73,36 @@ def unbroadcast(grad, x):
     handled without any extra op; unknown shapes (graph mode) use
     ``BroadcastGradientArgs`` to find the axes at run time.
     """
-    xs, gs = x.shape, grad.shape
-    if xs == gs and xs.is_fully_defined():
-        return grad
-    if xs.is_fully_defined() and gs.is_fully_defined():
-        xd, gd = xs.as_list(), gs.as_list()
-        lead = len(gd) - len(xd)
-        axes = list(range(lead)) + [lead + i for i, d in enumerate(xd) if d == 1 and gd[lead + i] != 1]
-        if axes:
-            grad = reduction_ops.reduce_sum(grad, axes)
-        if grad.shape != xs:
-            grad = array_ops.reshape(grad, xd)
-        return grad
-    x_shape = array_ops.shape(x)
-    rx, _ = array_ops.broadcast_gradient_args(x_shape, array_ops.shape(grad))
-    return array_ops.reshape(reduction_ops.reduce_sum(grad, rx), x_shape)
+    xd, gd = _raw_shape(x), _raw_shape(grad)
+    if xd is None or gd is None:   # not both eager: work with TensorShapes (maybe partly unknown)
+        xs, gs = x.shape, grad.shape
+        if xs == gs and xs.is_fully_defined():
+            return grad
+        if not (xs.is_fully_defined() and gs.is_fully_defined()):
+            x_shape = array_ops.shape(x)
+            rx, _ = array_ops.broadcast_gradient_args(x_shape, array_ops.shape(grad))
+            return array_ops.reshape(reduction_ops.reduce_sum(grad, rx), x_shape)
+        xd, gd = tuple(xs.as_list()), tuple(gs.as_list())
+    if xd == gd:
+        return grad   # the common case (no broadcasting happened): nothing to do
+    lead = len(gd) - len(xd)
+    axes = list(range(lead)) + [lead + i for i, d in enumerate(xd) if d == 1 and gd[lead + i] != 1]
+    if axes:
+        grad = reduction_ops.reduce_sum(grad, axes)
+    if _raw_shape(grad) != xd and grad.shape != TensorShape(xd):
+        grad = array_ops.reshape(grad, list(xd))
+    return grad
+
+
+def _raw_shape(t):
+    """The shape tuple of an eager value or of a tape's shape record, else None.
+
+    Eager shapes are always fully known, so comparing these plain tuples is all
+    :func:`unbroadcast` needs, and costs a fraction of building ``TensorShape`` objects.
+    """
+    kind = type(t)
+    shape = t._value.shape if kind is EagerTensor else t[0] if kind is _Meta else None
+    return shape if type(shape) is tuple else None   # (values of other kinds, e.g. TensorLists: None)
 
 
 # --------------------------------------------------------------------------------------
@@ -520,12 +537,22 @@ _LOG, log = _unary("Log", lambda xp: xp.log, lambda op, g: multiply(g, reciproca
 _LOG1P, log1p = _unary("Log1p", lambda xp: xp.log1p,
                        lambda op, g: multiply(g, reciprocal(add(op.inputs[0], 1))), FLOAT,
                        doc="``log(1 + x)``, accurate for small ``x``.")
+def _zero_where_no_grad(g, grad):
+    """``grad``, but 0 wherever the incoming gradient ``g`` is 0, as TF's fused gradient kernels
+    (``SqrtGrad``, ``RsqrtGrad``, ``ReciprocalGrad``) do, even where the local derivative is infinite.
+    So ``tf.where(x > 0, tf.sqrt(x), 0.)`` has gradient 0 at ``x = 0``, not ``0 * inf = NaN``.
+    (``Log``'s gradient has no such rule in TF either: there it stays NaN.)"""
+    return array_ops.where(equal(g, array_ops.zeros_like(g)), array_ops.zeros_like(grad), grad)
+
+
 _SQRT, sqrt = _unary("Sqrt", lambda xp: xp.sqrt,
-                     lambda op, g: realdiv(multiply(g, 0.5), op.outputs[0]), FLOAT,
-                     saves_inputs=False, saves_outputs=True, doc="Square root; gradient ``0.5 / y``.")
+                     lambda op, g: _zero_where_no_grad(g, realdiv(multiply(g, 0.5), op.outputs[0])), FLOAT,
+                     saves_inputs=False, saves_outputs=True,
+                     doc="Square root; gradient ``0.5 / y`` (0 where the incoming gradient is 0).")
 _RSQRT, rsqrt = _unary("Rsqrt", lambda xp: (lambda x: xp.reciprocal(xp.sqrt(x))),
-                       lambda op, g: multiply(g, multiply(-0.5, pow(op.outputs[0], 3))), FLOAT,
-                       saves_inputs=False, saves_outputs=True, doc="``1 / sqrt(x)``; gradient ``-y**3 / 2``.")
+                       lambda op, g: _zero_where_no_grad(g, multiply(g, multiply(-0.5, pow(op.outputs[0], 3)))),
+                       FLOAT, saves_inputs=False, saves_outputs=True,
+                       doc="``1 / sqrt(x)``; gradient ``-y**3 / 2`` (0 where the incoming gradient is 0).")
 _SQUARE, square = _unary("Square", lambda xp: xp.square,
                          lambda op, g: multiply(g, multiply(op.inputs[0], 2)), NUMERIC, doc="``x * x``.")
 _SIN, sin = _unary("Sin", lambda xp: xp.sin, lambda op, g: multiply(g, cos(op.inputs[0])), FLOAT,
@@ -557,8 +584,9 @@ _SIGMOID, sigmoid = _unary("Sigmoid", _sigmoid_kernel,
                            FLOAT, saves_inputs=False, saves_outputs=True, quiet_fp=False,
                            doc="``1 / (1 + exp(-x))``; gradient ``y * (1 - y)``.")
 _RECIPROCAL, _reciprocal = _unary("Reciprocal", lambda xp: xp.reciprocal,
-                                  lambda op, g: multiply(g, negative(square(op.outputs[0]))), FLOAT,
-                                  saves_inputs=False, saves_outputs=True, doc="``1 / x``.")
+                                  lambda op, g: _zero_where_no_grad(g, multiply(g, negative(square(op.outputs[0])))),
+                                  FLOAT, saves_inputs=False, saves_outputs=True,
+                                  doc="``1 / x``; gradient ``-y**2`` (0 where the incoming gradient is 0).")
 _ROUND, round = _unary("Round", _round_kernel, lambda op, g: None, NUMERIC, saves_inputs=False,  # noqa: A001
                        quiet_fp=False,
                        doc="Round half to even (banker's rounding), as TF does. Integers are unchanged. "

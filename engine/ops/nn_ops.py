@@ -60,11 +60,11 @@ tanh = math_ops.tanh
 
 
 def _errstate(fn):
-    """Run a kernel with NumPy's floating-point warnings silenced (TF returns inf/nan quietly)."""
-    def kernel(*args, **kwargs):
-        with np.errstate(all="ignore"):
-            return fn(*args, **kwargs)
-    return kernel
+    """Run a kernel with NumPy's floating-point warnings silenced (TF returns inf/nan quietly).
+
+    ``math_ops._errstate`` does what ``np.errstate(all="ignore")`` does at a fraction of its cost.
+    """
+    return math_ops._errstate(fn)
 
 
 def _fmt(shape):

@@ -6,7 +6,7 @@ function (``tf.add``, ``tf.multiply``...), whose eager fast path (two eager
 tensors of one allowed dtype) is what the dispatch benchmark measures. In a
 graph, operator nodes get TF's lower-case names ("add", "mul"...).
 """
-from ..framework.tensor import Tensor
+from ..framework.tensor import EagerTensor, Tensor, scalar_like
 from ..variables import Variable
 from . import linalg_ops, math_ops
 
@@ -21,6 +21,25 @@ def _operator(public, graph_name):
     def reflected(y, x):
         return forward(x, y)
     return forward, reflected
+
+
+def _scaling_shortcut(forward, reflected):
+    """``*`` with a shortcut for the commonest product in training code: a float tensor times a Python
+    float (``lr * grad``). The general path converts the float to the tensor's dtype (``scalar_like``)
+    after several layers of argument checks; the shortcut does just that and calls ``tf.multiply``,
+    which is exactly where the general path ends up for these arguments."""
+    multiply = math_ops.multiply
+
+    def forward_fast(x, y):
+        if type(y) is float and type(x) is EagerTensor and x._value.dtype.kind == "f":
+            return multiply(x, scalar_like(y, x), name="mul")
+        return forward(x, y)
+
+    def reflected_fast(y, x):
+        if type(x) is float and type(y) is EagerTensor and y._value.dtype.kind == "f":
+            return multiply(scalar_like(x, y), y, name="mul")
+        return reflected(y, x)
+    return forward_fast, reflected_fast
 
 
 def _bool_or_bitwise(logical, bitwise):
@@ -75,7 +94,7 @@ def _ne(x, y):
 _BINARY = {
     "add": _operator(math_ops.add, "add"),
     "sub": _operator(math_ops.subtract, "sub"),
-    "mul": _operator(math_ops._mul_operator, "mul"),  # like TF's, also a logical AND on bool tensors
+    "mul": _scaling_shortcut(*_operator(math_ops._mul_operator, "mul")),  # also a logical AND on bool tensors
     "floordiv": _operator(math_ops.floordiv, "floordiv"),
     "mod": _operator(math_ops.floormod, "mod"),
     "pow": _operator(math_ops.pow, "pow"),

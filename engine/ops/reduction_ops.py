@@ -365,6 +365,18 @@ def reduce_std(input_tensor, axis=None, keepdims=False, name=None):
     return math_ops.sqrt(reduce_variance(input_tensor, axis, keepdims=keepdims))
 
 
+def count_nonzero(input, axis=None, keepdims=None, dtype=dtypes.int64, name=None):  # noqa: A002
+    """``tf.math.count_nonzero``: how many elements are not zero (not ``False``) over ``axis``; int64 by default.
+
+    Built as TF builds it: ``cast(reduce_sum(cast(x != 0, int64), axis), dtype)``. Not differentiable.
+    Only in ``tf.math`` (TF 2 has no top-level ``tf.count_nonzero``).
+    """
+    x = to_tensor(input)
+    zero = array_ops.zeros([], dtype=x.dtype)
+    counts = reduce_sum(math_ops.cast(math_ops.not_equal(x, zero), dtypes.int64), axis, keepdims=bool(keepdims))
+    return math_ops.cast(counts, dtype)
+
+
 # --------------------------------------------------------------------------------------
 # ArgMax / ArgMin: index reductions, not differentiable
 # --------------------------------------------------------------------------------------

@@ -58,8 +58,16 @@ register_op("Placeholder", kernel=_placeholder_kernel,
 register_op("PlaceholderWithDefault", kernel=lambda xp: (lambda default, dtype=None, shape=None: default),
             infer=lambda ic: [(ic.dtype(0), ic.attrs.get("shape") or ic.shape(0))], grad=lambda op, g: g,
             doc="An input that may be fed; otherwise it takes the value of its input.")
-register_op("NoOp", kernel=lambda xp: (lambda *args: ()), infer=lambda ic: [], num_outputs=0,
-            doc="Does nothing; used to group control dependencies (tf.group).")
+_NO_OP = register_op("NoOp", kernel=lambda xp: (lambda *args: ()), infer=lambda ic: [], num_outputs=0,
+                     doc="Does nothing; used to group control dependencies (tf.group).")
+
+
+def no_op(name=None):
+    """``tf.no_op()``: does nothing. Eagerly it returns None; in a graph, the ``NoOp`` Operation (a target for
+    control dependencies)."""
+    from ._dispatch import execute
+    result = execute(_NO_OP, (), {}, name=name)
+    return None if isinstance(result, (list, tuple)) else result
 
 
 # --- resources ----------------------------------------------------------------------------------

@@ -130,7 +130,8 @@ def _restore_variables(export_dir, records):
 def _import_graph(name, entry, variables):
     """A FuncGraph rebuilt from the function's GraphDef, its variable handles linked to ``variables``."""
     graph_def = GraphDef.from_json(json.dumps(entry["graph_def"]))
-    for node in graph_def.node:
+    library_nodes = [node for f in graph_def.library.function for node in f.node_def]
+    for node in graph_def.node + library_nodes:     # (control-flow sub-graphs capture handles; rarely hold one)
         if node.op == "VarHandleOp":
             key = node.attr.get("shared_name")
             if key not in variables:

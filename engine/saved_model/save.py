@@ -36,7 +36,7 @@ import numpy as np
 
 from ..eager.function import ConcreteFunction, Function
 from ..framework.executor import prune
-from ..framework.graph_io import GraphDef, node_def_of
+from ..framework.graph_io import FunctionLibraryBuilder, GraphDef, node_def_of
 from ..framework.tensor import Tensor
 from ..framework.tensor_spec import TensorSpec
 from ..module import Module
@@ -229,21 +229,29 @@ class _FunctionLibrary:
         return key
 
     def _graph_def(self, concrete):
-        """The function's graph as a GraphDef, pruned to one call, with eager variables named by key."""
+        """The function's graph as a GraphDef, pruned to one call, with eager variables named by key.
+
+        The sub-graphs of its control flow (cond branches, loop bodies) go to the GraphDef's
+        function library (``docs/graph_format.md``).
+        """
         graph = concrete.graph
+
+        def name_variable(op, node):
+            variable = op.attrs.get("eager_variable") if op.type == "VarHandleOp" else None
+            if variable is not None:
+                node.attr = {k: v for k, v in node.attr.items() if k != "eager_variable"}
+                node.attr["shared_name"] = self._key(variable, concrete.name)
+        library = FunctionLibraryBuilder(node_hook=name_variable)
         roots = [t.op for t in graph.outputs] + list(graph.stateful_ops) + [t.op for t in graph.inputs]
         needed = {id(op) for op in prune(roots, set())}
         nodes = []
         for op in graph.get_operations():   # creation order: already a valid execution order
             if id(op) not in needed:
                 continue                     # e.g. a gradient graph built into the same FuncGraph
-            node = node_def_of(op)
-            variable = op.attrs.get("eager_variable") if op.type == "VarHandleOp" else None
-            if variable is not None:
-                node.attr = {k: v for k, v in node.attr.items() if k != "eager_variable"}
-                node.attr["shared_name"] = self._key(variable, concrete.name)
+            node = node_def_of(op, library)
+            name_variable(op, node)
             nodes.append(node)
-        return GraphDef(nodes)
+        return GraphDef(nodes, library=library.library())
 
     def signature(self, name, concrete, input_names):
         """The serving contract of one signature: named inputs, named outputs (tensor names in the graph)."""

@@ -304,3 +304,38 @@ def test_symbolic_tensors_used_eagerly_get_a_clear_error():
         tf.exp(p)
     with pytest.raises(TypeError, match="belong to a tf.Graph"):
         tf.constant(1.0) + p
+
+
+def test_fetching_a_variable_reuses_one_read_and_one_plan():
+    """TF fetches ``variable.value()``, made once: a loop that fetches a variable must not grow the graph."""
+    g = tf.Graph()
+    with g.as_default():
+        v = tf.Variable(1.0)
+        inc = v.assign_add(1.0)
+        init = tf.compat.v1.global_variables_initializer()
+    with tf.compat.v1.Session(graph=g) as sess:
+        sess.run(init)
+        first = sess.run(v)
+        ops = len(g.get_operations())
+        values = []
+        for _ in range(3):
+            sess.run(inc)
+            values.append(float(sess.run(v)))
+        assert len(g.get_operations()) == ops
+    assert float(first) == 1.0 and values == [2.0, 3.0, 4.0]
+
+
+def test_run_time_shape_errors_name_the_node_the_real_shapes_and_the_fed_tensors():
+    """A shape known only when fed fails in Session.run with TF's wording, not NumPy's."""
+    g = tf.Graph()
+    with g.as_default():
+        a = tf.compat.v1.placeholder(tf.float32, [None, 3], name="u")
+        b = tf.compat.v1.placeholder(tf.float32, [None, 4], name="w")
+        c = tf.matmul(a, b)
+    with tf.compat.v1.Session(graph=g) as sess:
+        with pytest.raises(tf.errors.InvalidArgumentError) as info:
+            sess.run(c, {a: [[1.0, 2.0, 3.0]], b: [[1.0, 2.0, 3.0, 4.0]]})
+    message = str(info.value)
+    assert "Matrix size-incompatible: In[0]: [1,3], In[1]: [1,4]" in message
+    assert "node MatMul" in message and "u:0 (1, 3) float32" in message and "w:0 (1, 4) float32" in message
+    assert "gufunc" not in message and "_arg_" not in message

@@ -532,14 +532,14 @@ def test_unknown_op_type_names_op_and_node_and_changes_nothing():
 
 
 def test_file_versions_are_checked():
-    with pytest.raises(ValueError, match="GraphDef min consumer version 99 above current version 1 for this engine. "
+    with pytest.raises(ValueError, match="GraphDef min consumer version 99 above current version 2 for this engine. "
                                          "Please upgrade the engine."):
         GraphDef.from_json(_edited(lambda d: d["versions"].update(min_consumer=99)))
     with pytest.raises(ValueError, match="GraphDef producer version 0 below min producer 1"):
         GraphDef.from_json(_edited(lambda d: d["versions"].update(producer=0)))
     gd = _small_graph_def()
-    gd.versions = VersionDef(producer=3, min_consumer=2)
-    with tf.Graph().as_default(), pytest.raises(ValueError, match="min consumer version 2 above current version 1"):
+    gd.versions = VersionDef(producer=3, min_consumer=3)
+    with tf.Graph().as_default(), pytest.raises(ValueError, match="min consumer version 3 above current version 2"):
         import_graph_def(gd)
 
 

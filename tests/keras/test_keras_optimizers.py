@@ -74,7 +74,8 @@ def test_optimizer_under_tf_function_creates_slots_on_the_first_trace_only():
         step(tf.constant(g1), tf.constant(g2))
     assert_close(v, G.ADAM_TF_FUNCTION[0], 1e-6)
     assert_close(w, G.ADAM_TF_FUNCTION[1], 1e-6)
-    assert step.experimental_get_tracing_count() == 1   # TF traces twice here (its variable-lifting retrace)
+    # TF 2.21 traces twice here: the first trace created the slot variables, so it traces again
+    assert step.experimental_get_tracing_count() == 2
     assert len(adam.variables) == 6
     # a second trace (new input shape) must not create variables: the optimizer is already built
     step(tf.constant(np.ones((2, 2), np.float32)), tf.constant(np.ones(2, np.float64).astype(np.float32)))

@@ -369,3 +369,14 @@ def test_linalg_namespace():
         assert callable(getattr(tf.linalg, name))
     for name in ["matrix_transpose", "trace", "diag_part"]:
         assert not hasattr(tf, name)   # TF has these only in tf.linalg
+
+
+def test_tensordot_static_shape_keeps_known_free_dims_with_an_unknown_batch():
+    """TF 2.21: tensordot of a [None, 2, 4] placeholder with a [4, 3] matrix has static shape (None, 2, 3)."""
+    g = tf.Graph()
+    with g.as_default():
+        x = tf.compat.v1.placeholder(tf.float32, [None, 2, 4])
+        y = tf.tensordot(x, tf.ones([4, 3]), [[2], [0]])
+        assert y.shape.as_list() == [None, 2, 3]
+    with tf.compat.v1.Session(graph=g) as sess:
+        assert sess.run(y, {x: np.ones((5, 2, 4), np.float32)}).shape == (5, 2, 3)

@@ -27,7 +27,7 @@ from ...framework.graph_io import GraphDef, import_graph_def  # noqa: F401
 from ...framework.registry import get_op
 from ...framework.tensor_shape import TensorShape
 from ...variables import Variable  # noqa: F401
-from . import train  # noqa: F401
+from . import graph_util, train  # noqa: F401
 
 __all__ = ["placeholder", "placeholder_with_default", "Session", "InteractiveSession", "Variable",
            "global_variables_initializer", "variables_initializer", "initialize_all_variables", "assign",

@@ -1,15 +1,24 @@
-"""``Conv2D``: a 2-D convolution over NHWC images (``channels_last``), with a bias and an activation.
+"""``Conv2D`` and ``Conv1D``.
+
+``Conv2D``: a 2-D convolution over NHWC images (``channels_last``), with a bias and an activation.
 
 The kernel has shape ``kernel_size + (in_channels, filters)`` (TF's HWIO);
 ``padding="valid"`` keeps only full windows, ``"same"`` pads so that
 ``output = ceil(input / stride)``. The work is ``tf.nn.conv2d`` (im2col plus a
 matrix multiply, see ``engine/ops/nn_ops.py``).
+
+``Conv1D``: a convolution over sequences ``(batch, steps, channels)`` with a
+kernel ``(kernel_size, in_channels, filters)``. It is computed as TF does
+(``tf.nn.conv1d``): a ``Conv2D`` over ``(batch, 1, steps, channels)``.
+``padding="causal"`` pads ``dilation * (kernel_size - 1)`` zeros on the left
+only, so output ``t`` sees inputs ``<= t`` (WaveNet-style), then convolves with
+``"valid"``.
 """
 from ...ops import array_ops, nn_ops
 from .. import activations, initializers, regularizers
 from .layer import Layer
 
-__all__ = ["Conv2D", "Conv2DTranspose"]
+__all__ = ["Conv1D", "Conv2D", "Conv2DTranspose"]
 
 
 def _pair(value, name):
@@ -137,6 +146,77 @@ class Conv2DTranspose(Conv2D):
         output_shape = dims if all(isinstance(d, int) for d in dims) else array_ops.stack(dims)
         x = nn_ops.conv2d_transpose(inputs, self.kernel, output_shape, strides=list(self.strides),
                                     padding=self.padding.upper())
+        if self.bias is not None:
+            x = nn_ops.bias_add(x, self.bias)
+        return self.activation(x)
+
+
+def _single(value, name):
+    if isinstance(value, int):
+        return (value,)
+    value = tuple(value)
+    if len(value) != 1 or not isinstance(value[0], int):
+        raise ValueError(f"The `{name}` argument must be a tuple of 1 integers. Received: {name}={value}")
+    return value
+
+
+class Conv1D(Layer):
+    """1-D convolution layer over ``(batch, steps, channels)``: ``activation(conv1d(inputs, kernel) + bias)``."""
+
+    def __init__(self, filters, kernel_size, strides=1, padding="valid", data_format=None, dilation_rate=1,
+                 groups=1, activation=None, use_bias=True, kernel_initializer="glorot_uniform",
+                 bias_initializer="zeros", kernel_regularizer=None, bias_regularizer=None, kernel_constraint=None,
+                 bias_constraint=None, **kwargs):
+        super().__init__(**kwargs)
+        if groups != 1:
+            raise NotImplementedError("Conv1D: grouped convolution (groups > 1) is not implemented in the engine.")
+        self.filters = filters
+        self.kernel_size = _single(kernel_size, "kernel_size")
+        self.strides = _single(strides, "strides")
+        self.dilation_rate = _single(dilation_rate, "dilation_rate")
+        padding = padding.lower()
+        if padding not in ("valid", "same", "causal"):
+            raise ValueError(f"The `padding` argument must be a list/tuple or one of `valid`, `same`, or `causal` "
+                             f"(case-insensitive). Received: {padding}")
+        self.padding = padding
+        if self.strides[0] > 1 and self.dilation_rate[0] > 1:
+            raise ValueError(f"`strides > 1` not supported in conjunction with `dilation_rate > 1`. Received: "
+                             f"strides={self.strides} and dilation_rate={self.dilation_rate}")
+        self.data_format = _data_format(data_format, "Conv1D")
+        self.activation = activations.get(activation)
+        self.use_bias = use_bias
+        self.kernel_initializer = initializers.get(kernel_initializer)
+        self.bias_initializer = initializers.get(bias_initializer)
+        self.kernel_regularizer = regularizers.get(kernel_regularizer)
+        self.bias_regularizer = regularizers.get(bias_regularizer)
+        self.kernel_constraint = kernel_constraint
+        self.bias_constraint = bias_constraint
+
+    def build(self, input_shape):
+        channels = input_shape[-1]
+        if channels is None:
+            raise ValueError(f"Layer '{self.name}': the channel dimension of the inputs should be defined. "
+                             f"Found None. Full input shape received: {input_shape}")
+        self.kernel = self.add_weight(name="kernel", shape=self.kernel_size + (channels, self.filters),
+                                      initializer=self.kernel_initializer, regularizer=self.kernel_regularizer,
+                                      constraint=self.kernel_constraint)
+        if self.use_bias:
+            self.bias = self.add_weight(name="bias", shape=(self.filters,), initializer=self.bias_initializer,
+                                        regularizer=self.bias_regularizer, constraint=self.bias_constraint)
+        else:
+            self.bias = None
+
+    def call(self, inputs):
+        padding = self.padding
+        if padding == "causal":
+            left = self.dilation_rate[0] * (self.kernel_size[0] - 1)
+            inputs = array_ops.pad(inputs, [[0, 0], [left, 0], [0, 0]])
+            padding = "valid"
+        x = array_ops.expand_dims(inputs, 1)                         # (batch, 1, steps, channels)
+        kernel = array_ops.expand_dims(self.kernel, 0)               # (1, k, in, out)
+        x = nn_ops.conv2d(x, kernel, strides=[1, self.strides[0]], padding=padding.upper(),
+                          dilations=[1, self.dilation_rate[0]])
+        x = array_ops.squeeze(x, [1])
         if self.bias is not None:
             x = nn_ops.bias_add(x, self.bias)
         return self.activation(x)

@@ -55,6 +55,8 @@ class Dense(Layer):
             x = linalg_ops.matmul(inputs, self.kernel)
         else:
             x = linalg_ops.tensordot(inputs, self.kernel, [[inputs.shape.rank - 1], [0]])
+            if inputs.shape.rank is not None:   # tensordot's inference loses the middle dims (unknown batch)
+                x.set_shape(inputs.shape.as_list()[:-1] + [self.units])
         if self.bias is not None:
             x = nn_ops.bias_add(x, self.bias)
         return self.activation(x)

@@ -51,6 +51,9 @@ class InputLayer(Layer):
     def call(self, inputs):
         return inputs
 
+    def get_config(self):
+        return {"batch_shape": list(self._batch_shape), "dtype": self.dtype, "sparse": False, "name": self.name}
+
 
 def Input(shape=None, batch_size=None, dtype=None, sparse=None, batch_shape=None, name=None, tensor=None,  # noqa: N802
           optional=False):

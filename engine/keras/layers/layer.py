@@ -100,8 +100,18 @@ class Layer(Module):
     """
 
     def __init_subclass__(cls, **kwargs):
-        """Wrap a subclass's ``build`` so that ``built`` is set however ``build`` is reached."""
+        """Wrap a subclass's ``build`` so that ``built`` is set however ``build`` is reached, and its
+        ``__init__`` so that the constructor arguments are remembered (the default ``get_config``)."""
         super().__init_subclass__(**kwargs)
+        if "__init__" in cls.__dict__:
+            original_init = cls.__dict__["__init__"]
+
+            @functools.wraps(original_init)
+            def __init__(self, *args, **kw):
+                if "_init_arguments" not in self.__dict__:   # the outermost (most derived) constructor
+                    object.__setattr__(self, "_init_arguments", _bound_arguments(original_init, self, args, kw))
+                original_init(self, *args, **kw)
+            cls.__init__ = __init__
         if "build" in cls.__dict__:
             original = cls.__dict__["build"]
 
@@ -421,13 +431,50 @@ class Layer(Module):
         return self._inbound_nodes[0].outputs
 
     def get_config(self):
-        config = {"name": self.name, "trainable": self.trainable, "dtype": self.dtype}
+        """The constructor arguments that rebuild this layer: ``type(layer).from_config(layer.get_config())``.
+
+        By default: every argument the most derived ``__init__`` received (its
+        defaults filled in), made JSON-friendly by ``saving.serialize_value``
+        (initializers, regularizers and nested layers become
+        ``{"class_name", "config"}`` dicts, activations their names), then
+        ``name``, ``trainable`` and ``dtype``. Layers add what ``__init__``
+        does not show by extending this dict, as in Keras.
+        """
+        from ..saving import serialize_value
+        config = {}
+        for key, value in (self.__dict__.get("_init_arguments") or {}).items():
+            if key not in ("name", "trainable", "dtype", "self"):
+                config[key] = serialize_value(value)
+        config.update(name=self.name, trainable=self.trainable, dtype=self.dtype)
         if self.activity_regularizer is not None and hasattr(self.activity_regularizer, "get_config"):
             config["activity_regularizer"] = regularizers.serialize(self.activity_regularizer)
         return config
 
+    @classmethod
+    def from_config(cls, config):
+        """``cls(**config)``, with serialized objects (initializers, nested layers...) rebuilt first."""
+        from ..saving import deserialize_value
+        return cls(**{k: deserialize_value(v) for k, v in config.items()})
+
     def __repr__(self):
         return f"<{type(self).__name__} name={self.name}, built={self.built}>"
+
+
+def _bound_arguments(init, layer, args, kwargs):
+    """``init``'s arguments by name, defaults included; ``**kwargs`` entries are merged in."""
+    try:
+        bound = inspect.signature(init).bind(layer, *args, **kwargs)
+    except TypeError:
+        return {}          # a wrong call: __init__ itself will raise the real error
+    bound.apply_defaults()
+    out = {}
+    params = list(inspect.signature(init).parameters.values())[1:]
+    for (name, value), param in zip(list(bound.arguments.items())[1:], params):
+        if param.kind is inspect.Parameter.VAR_KEYWORD:
+            out.update(value)
+        elif param.kind is not inspect.Parameter.VAR_POSITIONAL:
+            out[name] = value
+    return out
 
 
 def _dedup(items):

@@ -1,15 +1,19 @@
 """``MaxPooling2D`` and ``AveragePooling2D``: downsample NHWC images window by window (no weights).
 
+``MaxPooling1D`` / ``AveragePooling1D`` pool sequences ``(batch, steps, c)``;
+as in TF they are the 2-D poolings over ``(batch, 1, steps, c)``. With
+``padding="same"`` the average counts only the real (unpadded) inputs.
+
 The global poolings reduce every spatial position at once: ``(batch, h, w, c)``
 -> ``(batch, c)`` (``GlobalMaxPooling2D``, ``GlobalAveragePooling2D``) and
 ``(batch, steps, c)`` -> ``(batch, c)`` (the ``1D`` ones); ``keepdims=True``
 keeps the reduced axes with size 1.
 """
-from ...ops import nn_ops, reduction_ops
-from .convolutional import _data_format, _padding, _pair
+from ...ops import array_ops, nn_ops, reduction_ops
+from .convolutional import _data_format, _padding, _pair, _single
 from .layer import Layer
 
-__all__ = ["MaxPooling2D", "AveragePooling2D", "GlobalMaxPooling2D", "GlobalAveragePooling2D", "GlobalMaxPooling1D",
+__all__ = ["MaxPooling1D", "AveragePooling1D", "MaxPooling2D", "AveragePooling2D", "GlobalMaxPooling2D", "GlobalAveragePooling2D", "GlobalMaxPooling1D",
            "GlobalAveragePooling1D"]
 
 
@@ -40,6 +44,38 @@ class MaxPooling2D(_Pooling2D):
 
 class AveragePooling2D(_Pooling2D):
     """The mean of each ``pool_size`` window (``pool_size`` is required; stride = pool size by default)."""
+
+    _op = staticmethod(nn_ops.avg_pool2d)
+
+    def __init__(self, pool_size, strides=None, padding="valid", data_format=None, **kwargs):
+        super().__init__(pool_size, strides=strides, padding=padding, data_format=data_format, **kwargs)
+
+
+class _Pooling1D(Layer):
+    _op = None
+
+    def __init__(self, pool_size=2, strides=None, padding="valid", data_format=None, **kwargs):
+        super().__init__(**kwargs)
+        self.pool_size = _single(pool_size, "pool_size")
+        self.strides = self.pool_size if strides is None else _single(strides, "strides")
+        self.padding = _padding(padding)
+        self.data_format = _data_format(data_format, type(self).__name__)
+        self.built = True
+
+    def call(self, inputs):
+        x = type(self)._op(array_ops.expand_dims(inputs, 1), ksize=[1, self.pool_size[0]],
+                           strides=[1, self.strides[0]], padding=self.padding.upper())
+        return array_ops.squeeze(x, [1])
+
+
+class MaxPooling1D(_Pooling1D):
+    """The maximum of each ``pool_size`` window of steps (default 2, stride = pool size)."""
+
+    _op = staticmethod(nn_ops.max_pool2d)
+
+
+class AveragePooling1D(_Pooling1D):
+    """The mean of each ``pool_size`` window of steps (``pool_size`` is required, as in Keras 3)."""
 
     _op = staticmethod(nn_ops.avg_pool2d)
 

@@ -28,18 +28,29 @@ values recorded from TF 2.21 / Keras 3.15):
 * LSTM's ``unit_forget_bias=True`` (the default) initializes the forget-gate
   bias to ones.
 
-**Deliberate difference: static unrolling.** Keras-on-TF runs the time loop as
-a ``tf.while_loop`` (or a fused cuDNN kernel). The engine unrolls it in Python:
-the loop runs over a *static* number of steps, so the time dimension must be
-known (it always is for NumPy data and for ``fit``'s traced step, which relaxes
-only the batch dimension). A traced graph then contains one copy of the step
-per timestep; gradients flow through the ordinary ops (backpropagation through
-time is just the tape walking back through the unrolled steps). ``unroll`` is
-accepted and ignored. Not implemented: masking, ``stateful=True``, and
-``dropout``/``recurrent_dropout`` other than 0.
+**Two loops.** Keras-on-TF runs the time loop as a ``tf.while_loop`` (or a
+fused cuDNN kernel). The engine picks by what it knows about the time axis:
+
+* **known number of timesteps** (NumPy data, ``Input(shape=(10, 8))``, ``fit``'s
+  traced step, which relaxes only the batch dimension): the loop is *unrolled*
+  in Python, one copy of the step per timestep; gradients flow through the
+  ordinary ops (backpropagation through time is the tape walking back through
+  the unrolled steps). This is the faster path on NumPy.
+* **unknown number of timesteps** (``Input(shape=(None, 8))``, a
+  ``tf.function`` traced with ``TensorSpec([None, None, 8])``): a
+  ``tf.while_loop`` over ``t < tf.shape(x)[1]``, reading step ``t`` from a
+  ``tf.TensorArray`` of the time-major inputs and writing each output to
+  another one, as Keras' TF backend does (``keras/src/backend/tensorflow/rnn.py``).
+  Its gradient is the loop's gradient (``WhileGrad``, see
+  ``engine/ops/control_flow_ops.py``). A zero-length sequence returns zeros
+  for the last output, as Keras does.
+
+``unroll`` is accepted and ignored. Not implemented: masking, ``stateful=True``,
+and ``dropout``/``recurrent_dropout`` other than 0.
 """
-from ...framework.tensor import Tensor, convert_to_tensor
-from ...ops import array_ops, linalg_ops, math_ops
+from ...framework.tensor import Tensor, constant, convert_to_tensor
+from ...ops import array_ops, control_flow_ops, linalg_ops, math_ops
+from ...ops.tensor_array_ops import TensorArray
 from .. import activations, initializers, regularizers
 from .layer import Layer
 
@@ -293,28 +304,60 @@ class RNN(Layer):
         return out
 
     def call(self, sequences, initial_state=None, training=None):
-        timesteps = sequences.shape[1]
-        if timesteps is None:
-            raise ValueError(f"Layer '{self.name}': the engine unrolls recurrent layers over a static number of "
-                             f"timesteps, so the time dimension must be known. Received input shape "
-                             f"{sequences.shape}.")
         states = self._initial_states(sequences, initial_state)
-        steps = array_ops.unstack(sequences, num=timesteps, axis=1)
+        if sequences.shape[1] is None:
+            result, states = self._while_loop(sequences, states, training)
+        else:
+            result, states = self._unrolled(sequences, states, training)
+        if self.return_state:
+            return [result] + states
+        return result
+
+    def _step(self, x_t, states, training):
+        output, states = self.cell.call(x_t, states) if not _takes_training(self.cell) else \
+            self.cell.call(x_t, states, training=training)
+        return output, list(states) if isinstance(states, (list, tuple)) else [states]
+
+    def _unrolled(self, sequences, states, training):
+        """The static loop: one copy of the step per (known) timestep."""
+        steps = array_ops.unstack(sequences, num=sequences.shape[1], axis=1)
         if self.go_backwards:
             steps = steps[::-1]
         outputs = []
         for x_t in steps:
-            output, states = self.cell.call(x_t, states) if not _takes_training(self.cell) else \
-                self.cell.call(x_t, states, training=training)
-            states = list(states) if isinstance(states, (list, tuple)) else [states]
+            output, states = self._step(x_t, states, training)
             outputs.append(output)
+        result = array_ops.stack(outputs, axis=1) if self.return_sequences else outputs[-1]
+        return result, states
+
+    def _while_loop(self, sequences, states, training):
+        """The dynamic loop: ``tf.while_loop`` over an unknown number of timesteps (TensorArrays in and out)."""
+        time_major = array_ops.transpose(sequences, [1, 0, 2])
+        if self.go_backwards:
+            time_major = array_ops.reverse(time_major, [0])
+        num_steps = array_ops.shape(time_major)[0]
+        inputs_ta = TensorArray(sequences.dtype, size=num_steps, element_shape=time_major.shape[1:])
+        inputs_ta = inputs_ta.unstack(time_major)
+        out_size = self.cell.output_size
+        outputs_ta = TensorArray(sequences.dtype, size=num_steps,
+                                 element_shape=[sequences.shape[0], out_size])
+        last = array_ops.zeros_like(states[0]) if self._state_sizes[0] == out_size else \
+            array_ops.zeros(array_ops.stack([array_ops.shape(sequences)[0], out_size]), dtype=sequences.dtype)
+        n_states = len(states)
+
+        def cond(t, *_):
+            return t < num_steps
+
+        def body(t, outputs_ta, last, *states):
+            output, new_states = self._step(inputs_ta.read(t), list(states), training)
+            return (t + 1, outputs_ta.write(t, output), output) + tuple(new_states)
+        loop_vars = (constant(0, dtype="int32"), outputs_ta, last) + tuple(states)
+        result = control_flow_ops.while_loop(cond, body, loop_vars)
+        _, outputs_ta, last = result[:3]
+        states = list(result[3:3 + n_states])
         if self.return_sequences:
-            result = array_ops.stack(outputs, axis=1)
-        else:
-            result = outputs[-1]
-        if self.return_state:
-            return [result] + states
-        return result
+            return array_ops.transpose(outputs_ta.stack(), [1, 0, 2]), states
+        return last, states
 
     @property
     def units(self):

@@ -139,6 +139,17 @@ class Functional(Model):
         shapes = [tuple(t.shape) for t in self._flat_outputs]
         return shapes[0] if len(shapes) == 1 else shapes
 
+    def get_config(self):
+        """The graph of layer calls in Keras 3's layout (``layers`` with ``inbound_nodes``, ``input_layers``,
+        ``output_layers``); see ``saving.py``."""
+        from ..saving import functional_config
+        return functional_config(self)
+
+    @classmethod
+    def from_config(cls, config, custom_objects=None):
+        from ..saving import functional_from_config
+        return functional_from_config(cls, config, custom_objects)
+
     def call(self, inputs, training=None):
         """Replay the layer calls on real tensors, deepest nodes first."""
         if isinstance(inputs, dict) and not isinstance(self._inputs_struct, dict):

@@ -83,6 +83,25 @@ class Model(Trainer, Layer):
         """Load weights saved by :meth:`save_weights` (same architecture, same weight order)."""
         saving.load_weights(self, filepath, skip_mismatch=skip_mismatch)
 
+    @classmethod
+    def from_config(cls, config, custom_objects=None):
+        """A functional config (``layers`` + ``input_layers``) gives a functional model, as in Keras;
+        otherwise ``cls(**config)`` (a subclassed model whose ``__init__`` takes its config)."""
+        if "input_layers" in config and "layers" in config:
+            from ..saving import functional_from_config
+            from .functional import Functional
+            return functional_from_config(Functional, config, custom_objects)
+        return super().from_config(config)
+
+    def save(self, filepath, overwrite=True, zipped=None, **kwargs):
+        """Save the architecture (``get_config``), the weights and the compile arguments to a ``.keras`` zip.
+
+        The engine's own format, not byte-compatible with Keras's ``.keras``; the
+        optimizer state is not saved (see ``saving.py``). Reload with
+        ``tf.keras.models.load_model``.
+        """
+        saving.save_model(self, filepath, overwrite=overwrite, zipped=zipped, **kwargs)
+
     def get_layer(self, name=None, index=None):
         """A layer by name or by index in ``layers``."""
         if index is not None:

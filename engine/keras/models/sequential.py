@@ -87,6 +87,16 @@ class Sequential(Model):
             x = layer(x)
         return x
 
+    def get_config(self):
+        """``{"name", "trainable", "layers": [InputLayer config (if any), layer configs...]}`` (Keras 3's layout)."""
+        from ..saving import sequential_config
+        return sequential_config(self)
+
+    @classmethod
+    def from_config(cls, config, custom_objects=None):
+        from ..saving import sequential_from_config
+        return sequential_from_config(cls, config, custom_objects)
+
     @property
     def layers(self):
         """The layers, without the input layer."""
