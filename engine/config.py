@@ -8,7 +8,7 @@ from . import config_optimizer as optimizer  # noqa: F401,E402  (tf.config.optim
 __all__ = ["optimizer", "LogicalDevice", "LogicalDeviceConfiguration", "PhysicalDevice", "list_physical_devices",
            "list_logical_devices", "set_logical_device_configuration", "get_logical_device_configuration",
            "experimental", "set_soft_device_placement", "get_soft_device_placement", "get_visible_devices",
-           "set_visible_devices"]
+           "set_visible_devices", "run_functions_eagerly", "functions_run_eagerly"]
 
 _soft_placement = [True]
 
@@ -19,6 +19,19 @@ def set_soft_device_placement(enabled):
 
 def get_soft_device_placement():
     return _soft_placement[0]
+
+
+def run_functions_eagerly(run_eagerly):
+    """Debugging switch: every ``tf.function`` call runs its Python function eagerly (no tracing, no
+    graph), so ``print`` and ``pdb`` work inside. Turn it off again for speed."""
+    from .eager import function as _function
+    _function.set_run_eagerly(bool(run_eagerly))
+
+
+def functions_run_eagerly():
+    """Whether :func:`run_functions_eagerly` is on."""
+    from .eager import function as _function
+    return _function.RUN_EAGERLY
 
 
 def get_visible_devices(device_type=None):

@@ -409,7 +409,7 @@ class Strategy:
         from ..ops import math_ops
         if not isinstance(value, (DistributedValues, DistributedVariable)):
             if reduce_op is ReduceOp.SUM and self.num_replicas_in_sync > 1:
-                raise ValueError(f"A non-DistributedValues value {value} cannot be reduced with the given reduce "
+                raise ValueError(f"A non-DistributedValues value {value!s} cannot be reduced with the given reduce "
                                  f"op {reduce_op}.")
             return value
         parts = self._local_parts(value)

@@ -2,9 +2,11 @@
 
 The life of a call ``f(x)``:
 
-1. **Key.** Turn the arguments into a *trace key*: tensors (and NumPy arrays)
-   by dtype and shape, Python scalars and strings by value, nests by structure,
-   variables and other objects by identity. (:func:`_trace_key`)
+1. **Key.** Bind the arguments to the Python signature (defaults filled in, so
+   ``f(t)`` and ``f(t, y=2)`` are the same call), then turn them into a *trace
+   key*: tensors (and NumPy arrays) by dtype and shape, Python scalars and
+   strings by value, nests by structure, variables and other objects by
+   identity. (:meth:`Function._canonical`, :func:`_trace_key`)
 2. **Lookup.** A ``ConcreteFunction`` already traced for that key (or, with
    ``reduce_retracing``/``input_signature``, for a compatible one) is reused.
 3. **Trace** (only on a miss). Run the Python function once on *symbolic*
@@ -66,6 +68,12 @@ _function_ids = itertools.count(1)
 _RETRACE_THRESHOLD = 5       # warn when this many of the recent calls traced (TF's numbers)
 _RETRACE_HISTORY = 10
 _RETRACE_MAX_WARNINGS = 2
+RUN_EAGERLY = False          # tf.config.run_functions_eagerly
+
+
+def set_run_eagerly(flag):
+    global RUN_EAGERLY
+    RUN_EAGERLY = flag
 
 
 # --------------------------------------------------------------------------------------
@@ -87,6 +95,21 @@ def _leaf_key(x, relaxed=None):
     if x is None or isinstance(x, (bool, int, float, str, bytes, np.generic)):
         return ("P", x)
     return ("O", id(x))
+
+
+def _to_signature_dtype(value, dtype):
+    """A Python value or NumPy array bound to an ``input_signature`` spec: converted to the spec's
+    dtype, as TF does (``[1, 2]`` and a float64 array both become float32 for a float32 spec)."""
+    try:
+        array = np.asarray(value)
+        if array.dtype.kind in "biuf" and dtype.is_numpy_compatible and (dtype.is_floating or dtype.is_integer
+                                                                        or dtype == dtypes.bool):
+            if array.dtype.kind == "f" and dtype.is_integer:
+                return convert_to_tensor(value, dtype_hint=dtype)   # no silent float -> int truncation
+            return convert_to_tensor(array.astype(dtype.as_numpy_dtype))
+    except (TypeError, ValueError, AttributeError):
+        pass
+    return convert_to_tensor(value, dtype_hint=dtype)
 
 
 def _trace_key(args, kwargs):
@@ -471,13 +494,15 @@ class Function:
 
     # --- calling ---------------------------------------------------------------------------------
     def __call__(self, *args, **kwargs):
+        if RUN_EAGERLY:  # tf.config.run_functions_eagerly(True): plain Python, for debugging
+            return self._python_function(*args, **kwargs)
         fast_key = None if kwargs else _fast_key(args)
         if fast_key is not None:  # the common call: eager tensors only; skip building the full trace key
             concrete = self._fast_cache.get(fast_key)
             if concrete is not None:
                 self._note_call(False)
                 return concrete._call_flat(args)
-        concrete, traced = self._lookup_or_trace(args, kwargs)
+        concrete, traced, args, kwargs = self._lookup_or_trace(args, kwargs)
         if fast_key is not None:
             self._fast_cache[fast_key] = concrete
         self._note_call(traced)
@@ -487,21 +512,45 @@ class Function:
         """The ConcreteFunction for these arguments (tensors or ``tf.TensorSpec`` s), tracing if needed."""
         if not args and not kwargs and self._input_signature is not None:
             args = tuple(self._input_signature)
-        concrete, _ = self._lookup_or_trace(args, kwargs)
+        concrete, _, _, _ = self._lookup_or_trace(args, kwargs)
         return concrete
 
+    def _canonical(self, args, kwargs):
+        """The call's arguments as TF keys them: bound to the Python signature, defaults filled in,
+        so ``f(t)``, ``f(t, 2)``, ``f(t, y=2)`` and ``f(x=t)`` (with ``def f(x, y=2)``) share one trace."""
+        signature = self.__dict__.get("_signature", False)
+        if signature is False:
+            try:
+                signature = inspect.signature(self._python_function)
+            except (TypeError, ValueError):  # builtins and other callables without a signature
+                signature = None
+            self._signature = signature
+        if signature is None:
+            return args, kwargs
+        try:
+            bound = signature.bind(*args, **kwargs)
+        except TypeError as e:
+            raise TypeError(f"{self._name}() got arguments that do not fit its signature {signature}: {e}") from None
+        bound.apply_defaults()
+        return bound.args, bound.kwargs
+
     def _lookup_or_trace(self, args, kwargs):
+        """The ConcreteFunction for this call (tracing on a miss), whether it traced, and the arguments
+        to feed it (canonical; with ``input_signature``, converted to the signature's dtypes)."""
         if self._input_signature is not None:
-            self._bind_to_signature(args, kwargs)   # raises TypeError if the call does not fit
+            call_args = self._bind_to_signature(args, kwargs)   # raises TypeError if the call does not fit
+            call_kwargs = {}
             args, kwargs = tuple(self._input_signature), {}
+        else:
+            args, kwargs = call_args, call_kwargs = self._canonical(args, kwargs)
         key = _trace_key(args, kwargs)
         concrete = self._cache.get(key)
         if concrete is not None:
-            return concrete, False
+            return concrete, False, call_args, call_kwargs
         skeleton = _skeleton(key)
         for other_key, candidate in self._by_skeleton[skeleton]:
             if _compatible(other_key, key):
-                return candidate, False
+                return candidate, False, call_args, call_kwargs
         relaxed = None
         if self._reduce_retracing and self._by_skeleton[skeleton]:
             relaxed = _relax(self._by_skeleton[skeleton][-1][0], key)
@@ -509,7 +558,7 @@ class Function:
         trace_key = _trace_key(*_specs_from(args, kwargs, relaxed)) if relaxed is not None else key
         self._cache[key] = concrete
         self._by_skeleton[skeleton].append((trace_key, concrete))
-        return concrete, True
+        return concrete, True, call_args, call_kwargs
 
     def _bind_to_signature(self, args, kwargs):
         """Check the call against ``input_signature``; the specs, not the values' shapes, are traced."""
@@ -523,14 +572,14 @@ class Function:
         bound = []
         for value, spec in zip(args, specs):
             if isinstance(value, TensorSpec):
-                got = value
+                got = t = value
             else:
-                t = value if isinstance(value, Tensor) else convert_to_tensor(value, dtype_hint=spec.dtype)
+                t = value if isinstance(value, Tensor) else _to_signature_dtype(value, spec.dtype)
                 got = TensorSpec(t.shape, t.dtype)
             if not spec.is_compatible_with(got):
                 raise TypeError(f"Binding inputs to tf.function failed due to `Can not cast {got!r} to {spec!r}`. "
                                 f"Received args: {args} and kwargs: {kwargs} for signature: {tuple(specs)}.")
-            bound.append(spec if isinstance(value, TensorSpec) else value)
+            bound.append(t)
         return tuple(bound)
 
     # --- tracing ---------------------------------------------------------------------------------------

@@ -340,7 +340,7 @@ class GradientTape:
         self._check_usable()
         if unconnected_gradients is not UnconnectedGradients.NONE:   # (an Enum call costs a microsecond)
             unconnected_gradients = UnconnectedGradients(unconnected_gradients)
-        flat_targets = [_as_tensor(t) for t in _flatten(target)]
+        flat_targets = [_as_target(t) for t in _flatten(target)]
         flat_sources = _flatten(sources)
         for s in flat_sources:
             if type(s) not in _PLAIN_LEAVES and (
@@ -472,6 +472,16 @@ def _as_tensor(x):
     if hasattr(x, "_is_variable"):
         return x._read_untracked()
     return convert_to_tensor(x)
+
+
+def _as_target(x):
+    """A gradient target as a tensor. A Variable target stands for the variable itself (its value, under
+    the variable's own id), so ``tape.gradient(v, v)`` is ones, as in TF, even if ``v`` was never read."""
+    if hasattr(x, "_is_variable"):
+        t = x._read_untracked()
+        t._id = x._id
+        return t
+    return _as_tensor(x)
 
 
 # What ``gradient`` is almost always given: a tensor or variable, or a plain list/tuple of them. For these,

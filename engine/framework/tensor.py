@@ -140,6 +140,16 @@ class EagerTensor(Tensor):
     def __float__(self):
         return float(self.numpy())
 
+    def __format__(self, format_spec):
+        """``f"{loss:.2f}"`` formats the value, as TF does (NumPy's rules: a spec needs a scalar)."""
+        if not format_spec:
+            return str(self.numpy()) if self._value.shape else format(self.numpy())
+        return format(self.numpy(), format_spec)
+
+    def eval(self, feed_dict=None, session=None):
+        raise NotImplementedError("eval is not supported when eager execution is enabled, is .numpy() what you're "
+                                  "looking for?")
+
     def __int__(self):
         return int(self.numpy())
 

@@ -640,13 +640,16 @@ def switch_case(branch_index, branch_fns, default=None, name="switch_case"):
     for _, f in items:
         if not callable(f):
             raise TypeError("fn for branch must be callable.")
-    if default is None:
-        default = items[-1][1]
     index = convert_to_tensor(branch_index)
     if ctx.graph is None:
-        return dict(items).get(int(index), default)()
-    fn = default
-    for k, f in reversed(items):
+        return dict(items).get(int(index), default if default is not None else items[-1][1])()
+    # Nested conds; the innermost "else" is the default, which without one is the last branch itself
+    # (so each branch is traced exactly once, as TF's Case op does).
+    if default is None:
+        fn, tested = items[-1][1], items[:-1]
+    else:
+        fn, tested = default, items
+    for k, f in reversed(tested):
         fn = functools.partial(cond, math_ops.equal(index, k), f, fn, name)
     return fn()
 

@@ -168,11 +168,12 @@ def _restore_function(name, entry, variables):
 class RestoredFunction:
     """A loaded ``tf.function``: calls the saved concrete function that matches the arguments."""
 
-    def __init__(self, name, concrete_functions, input_signature, arg_names):
+    def __init__(self, name, concrete_functions, input_signature, arg_names, defaults=None):
         self.__name__ = name
         self._concrete_functions = list(concrete_functions)
         self._input_signature = input_signature
         self._arg_names = list(arg_names)
+        self._defaults = dict(defaults or {})
 
     @property
     def input_signature(self):
@@ -211,12 +212,16 @@ class RestoredFunction:
                          f"{len(self._concrete_functions)} option(s):\n\n{options}")
 
     def _bind(self, args, kwargs):
-        """Keyword arguments that name positional parameters, moved into place (as Python binds them)."""
+        """Keyword arguments that name positional parameters moved into place, and saved Python defaults
+        filled in (as Python binds them, and as tf.function keyed the traces)."""
         args, kwargs = list(args), dict(kwargs)
         for name in self._arg_names[len(args):]:
-            if name not in kwargs:
+            if name in kwargs:
+                args.append(kwargs.pop(name))
+            elif name in self._defaults:
+                args.append(self._defaults[name])
+            else:
                 break
-            args.append(kwargs.pop(name))
         return tuple(args), kwargs
 
     def _check_signature(self, args, kwargs):
@@ -400,7 +405,7 @@ def _build(node, variables, functions, order, found=None):
         signature = node.get("input_signature")
         return RestoredFunction(node.get("name", "function"), [functions[n] for n in node["concrete_functions"]],
                                 None if signature is None else [fmt.decode_spec(s) for s in signature],
-                                node.get("arg_names", []))
+                                node.get("arg_names", []), node.get("defaults", {}))
     if kind == "module":
         obj = _UserObject()
         mine = []

@@ -187,13 +187,17 @@ class _FunctionLibrary:
             if all(c is not concrete for c in concretes):
                 concretes.append(concrete)
         try:
-            arg_names = list(inspect.signature(function.python_function).parameters)
+            parameters = inspect.signature(function.python_function).parameters
         except (TypeError, ValueError):
-            arg_names = []
+            parameters = {}
+        arg_names = list(parameters)
+        # Python defaults (plain values only), so a restored call may leave them out, as TF's FunctionSpec allows
+        defaults = {n: p.default for n, p in parameters.items() if p.default is not inspect.Parameter.empty
+                    and (p.default is None or isinstance(p.default, (bool, int, float, str)))}
         signature = function.input_signature
         return {"kind": "function", "name": function.__name__, "concrete_functions": [self.add(c) for c in concretes],
                 "input_signature": None if signature is None else [fmt.encode_spec(s) for s in signature],
-                "arg_names": arg_names}
+                "arg_names": arg_names, "defaults": defaults}
 
     def add(self, concrete):
         """Export ``concrete`` (once) and return its name in the library."""

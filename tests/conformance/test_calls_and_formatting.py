@@ -1,0 +1,110 @@
+"""Behaviour recorded with TF 2.21: argument binding and tracing counts, input_signature conversion,
+run_functions_eagerly, tensor formatting, and a Variable as a gradient target."""
+import numpy as np
+import pytest
+
+import engine as tf
+
+
+def test_arguments_are_bound_to_the_signature_before_keying():
+    traces = []
+
+    @tf.function
+    def mult(x, y=2):
+        traces.append(1)
+        return x * y
+
+    t = tf.constant(3.0)
+    results = [mult(t), mult(t, y=2), mult(t, 2), mult(x=t)]
+    assert [float(r) for r in results] == [6.0] * 4
+    assert mult.experimental_get_tracing_count() == 1 and len(traces) == 1    # TF: 1
+
+    @tf.function
+    def kw(x, y):
+        return x + y
+
+    kw(t, t), kw(x=t, y=t), kw(t, y=t), kw(y=t, x=t)
+    assert kw.experimental_get_tracing_count() == 1                           # TF: 1
+    with pytest.raises(TypeError):
+        kw(t)
+
+
+def test_input_signature_converts_python_values_and_arrays_to_the_spec_dtype():
+    @tf.function(input_signature=[tf.TensorSpec([None], tf.float32)])
+    def g(x):
+        return x * 2
+
+    for value in ([1.0, 2.0], [1, 2], np.array([1.0, 2.0]), tf.constant([1.0, 2.0])):
+        r = g(value)
+        assert r.dtype == tf.float32 and r.numpy().tolist() == [2.0, 4.0]
+    assert g.experimental_get_tracing_count() == 1
+    with pytest.raises(TypeError):
+        g(tf.constant([1.0, 2.0], dtype=tf.float64))     # a float64 *tensor* is not converted
+
+
+def test_run_functions_eagerly_runs_the_python_function():
+    seen = []
+
+    @tf.function
+    def f(x):
+        seen.append(tf.executing_eagerly())
+        return x * 2
+
+    tf.config.run_functions_eagerly(True)
+    try:
+        assert tf.config.functions_run_eagerly()
+        f(tf.constant(1.0))
+        f(tf.constant(2.0))
+        assert f.experimental_get_tracing_count() == 0 and seen == [True, True]
+    finally:
+        tf.config.run_functions_eagerly(False)
+    f(tf.constant(1.0))
+    f(tf.constant(2.0))
+    assert f.experimental_get_tracing_count() == 1 and seen == [True, True, False]
+    assert not tf.config.functions_run_eagerly()
+
+
+def test_format_and_eval_of_eager_tensors():
+    x = tf.constant(3.14159)
+    assert f"{x:.2f}" == "3.14" and f"{x}" == "3.141590118408203" and f"{tf.constant(7):>4}|" == "   7|"
+    assert format(tf.constant([1.5, 2.5])) == "[1.5 2.5]"
+    with pytest.raises(TypeError):
+        f"{tf.constant([1.5, 2.5]):.1f}"                   # NumPy's rule, as in TF
+    with pytest.raises(NotImplementedError, match="eval is not supported when eager execution is enabled"):
+        x.eval()
+
+
+def test_a_variable_target_is_the_variable_itself():
+    v = tf.Variable(3.0)
+    with tf.GradientTape() as tape:
+        v * v
+    assert float(tape.gradient(v, v)) == 1.0               # TF: 1.0, even though v*v is not the target
+    with tf.GradientTape(persistent=True) as tape:
+        y = v * v
+    assert float(tape.gradient([y, v], v)) == 7.0 and float(tape.gradient(y, v)) == 6.0
+
+
+def test_restored_functions_fill_in_python_defaults(tmp_path):
+    class M(tf.Module):
+        @tf.function
+        def scale(self, x, factor=3.0):
+            return x * factor
+
+    m = M()
+    m.scale(tf.constant([1.0, 2.0]))
+    tf.saved_model.save(m, str(tmp_path))
+    loaded = tf.saved_model.load(str(tmp_path))
+    assert loaded.scale(tf.constant([1.0, 2.0])).numpy().tolist() == [3.0, 6.0]
+    assert loaded.scale(tf.constant([1.0, 2.0]), factor=3.0).numpy().tolist() == [3.0, 6.0]
+
+
+def test_switch_case_traces_each_branch_once():
+    """TF 2.21: [0, 1, 1, 1] and side effects b0 b1 (out-of-range indices run the last branch)."""
+    log = []
+
+    @tf.function
+    def f(i):
+        return tf.switch_case(i, [lambda: (log.append("b0"), tf.constant(0))[1],
+                                  lambda: (log.append("b1"), tf.constant(1))[1]])
+    assert [int(f(tf.constant(k))) for k in (0, 1, 5, -1)] == [0, 1, 1, 1]
+    assert log == ["b0", "b1"]
