@@ -5,7 +5,9 @@ The life of a call ``f(x)``:
 1. **Key.** Bind the arguments to the Python signature (defaults filled in, so
    ``f(t)`` and ``f(t, y=2)`` are the same call), then turn them into a *trace
    key*: tensors (and NumPy arrays) by dtype and shape, Python scalars and
-   strings by value, nests by structure, variables and other objects by
+   strings by value, nests by structure, variables by dtype and shape (and
+   which arguments are the same variable: the graph gets a resource input per
+   variable, fed with whichever variable a call passes), other objects by
    identity. (:meth:`Function._canonical`, :func:`_trace_key`)
 2. **Lookup.** A ``ConcreteFunction`` already traced for that key (or, with
    ``reduce_retracing``/``input_signature``, for a compatible one) is reused.
@@ -33,8 +35,7 @@ AutoGraph (``engine/autograph``) converts the function's Python ``if``/``while``
 ``for`` on tensors into ``tf.cond``/``tf.while_loop`` before tracing.
 
 Deliberate differences from TF (for now): ``jit_compile`` is accepted and ignored;
-variables passed as arguments are keyed by identity, as the course's spec says
-(TF 2.21 keys them by dtype and shape); a higher-order gradient that is
+distributed variables passed as arguments are captured and keyed by identity; a higher-order gradient that is
 identically zero on the branch a cond took is ``None`` (as in TF's eager mode;
 TF's traced cond gives ``0.``: pass ``unconnected_gradients=ZERO`` for that).
 """
@@ -58,6 +59,7 @@ from ..framework.tensor import EagerTensor, Tensor, convert_to_tensor
 from ..framework.tensor_shape import TensorShape
 from ..framework.tensor_spec import TensorSpec
 from ..util import nest
+from ..variables import Variable as _Variable
 from .tape import record_operation
 
 __all__ = ["function", "Function", "ConcreteFunction"]
@@ -90,6 +92,8 @@ def _leaf_key(x, relaxed=None):
         return ("T", x.dtype, x.shape if relaxed is None else relaxed)
     if isinstance(x, np.ndarray):
         return ("T", dtypes.as_dtype(x.dtype), TensorShape(x.shape) if relaxed is None else relaxed)
+    if _is_variable_argument(x):
+        return ("V", x.dtype, x.shape)   # by dtype and shape, as TF 2.21 (aliasing: see _trace_key)
     if hasattr(x, "_is_variable"):
         return ("V", id(x))
     if x is None or isinstance(x, (bool, int, float, str, bytes, np.generic)):
@@ -112,9 +116,26 @@ def _to_signature_dtype(value, dtype):
     return convert_to_tensor(value, dtype_hint=dtype)
 
 
+def _is_variable_argument(x):
+    """A plain eager ``tf.Variable``: passed to a traced function as a resource input, like a tensor.
+
+    (Distributed variables and graph-mode variables are still captured, keyed by identity.)"""
+    return type(x) is _Variable and x._graph is None
+
+
 def _trace_key(args, kwargs):
-    """A hashable description of the arguments that decides whether a trace can be reused."""
-    return _structure_signature((args, kwargs)), tuple(_leaf_key(x) for x in nest.flatten((args, kwargs)))
+    """A hashable description of the arguments that decides whether a trace can be reused.
+
+    Variables count by dtype and shape, plus which positions hold the *same* variable:
+    ``f(a, a)`` and ``f(a, b)`` need different graphs, ``f(a, b)`` and ``f(b, a)`` do not."""
+    flat = nest.flatten((args, kwargs))
+    leaves, first_seen = [], {}
+    for i, x in enumerate(flat):
+        key = _leaf_key(x)
+        if key[0] == "V" and len(key) == 3:
+            key = key + (first_seen.setdefault(id(x), i),)
+        leaves.append(key)
+    return _structure_signature((args, kwargs)), tuple(leaves)
 
 
 def _structure_signature(x):
@@ -172,6 +193,8 @@ class ConcreteFunction:
         if len(flat) != len(self.graph.inputs):
             raise TypeError(f"{self.name} expected {len(self.graph.inputs)} tensor arguments, got {len(flat)}.")
         for i, (value, placeholder) in enumerate(zip(flat, self.graph.inputs)):
+            if type(value) is _Variable and placeholder.dtype == dtypes.resource:
+                continue  # a variable argument: any variable may be passed (its dtype/shape were traced)
             if value.dtype != placeholder.dtype:
                 raise InvalidArgumentError(
                     None, None, f"cannot compute {self.name} as input #{i}(zero-based) was expected to be a "
@@ -192,7 +215,7 @@ class ConcreteFunction:
             self._plan = self._plan_with_intermediates = None  # optimizer options changed: recompile
         if not ctx.tapes and self._plan is not None and self._single_output:  # the fast path: run the plan
             device = ctx.device or default_device()
-            values = self._plan([t.numpy() if isinstance(t, EagerTensor) else np.asarray(t) for t in tensors])
+            values = self._plan([_feed_value(t) for t in tensors])
             return EagerTensor(values[0] if device.backend == "numpy" else device.put(values[0]), device)
         if ctx.tapes and self._should_replay():
             # Nested tapes (higher-order gradients) or forward-mode accumulators: run the graph's ops one
@@ -202,12 +225,15 @@ class ConcreteFunction:
             return nest.pack_sequence_as(self.structured_outputs, _fill_none(self.structured_outputs, outputs))
         variables = self.variables
         record = bool(ctx.tapes) and (any(t.dtype.is_floating for t in tensors) or bool(variables))
-        arrays = [t.numpy() if isinstance(t, EagerTensor) else np.asarray(t) for t in tensors]
+        arrays = [_feed_value(t) for t in tensors]
         n_out = len(graph.outputs)
         if record:
             for tape in ctx.tapes:
                 for v in variables:
                     tape._variable_accessed(v)
+                for v in tensors:
+                    if type(v) is _Variable:   # variable arguments are read through their resource inputs
+                        tape._variable_accessed(v)
             gradient = self._gradient_functions()
             if self._plan_with_intermediates is None:
                 self._plan_with_intermediates = compile_plan(graph.outputs + gradient.saved, graph.stateful_ops,
@@ -267,7 +293,9 @@ class ConcreteFunction:
 
         TF also inlines function calls into the caller's graph before running it.
         """
-        mapping = {p._id: t if isinstance(t, Tensor) else convert_to_tensor(t)
+        from ..variables import _handle_in
+        mapping = {p._id: t if isinstance(t, Tensor) else
+                   _handle_in(graph, t) if type(t) is _Variable else convert_to_tensor(t)   # a variable: its handle
                    for p, t in zip(self.graph.inputs, tensors)}
         op_mapping = {}
         with graph.name_scope(self.name.replace("__inference_", "")):
@@ -416,6 +444,15 @@ def replay_ops(graph, values, fetches, targets=()):
     return [values[t._id] for t in fetches]
 
 
+def _feed_value(t):
+    """What a plan input is fed: the array of a tensor, the variable object itself for a resource input."""
+    if type(t) is EagerTensor:
+        return t.numpy()
+    if type(t) is _Variable:
+        return t
+    return t.numpy() if isinstance(t, EagerTensor) else np.asarray(t)
+
+
 def _fast_key(args):
     key = []
     for a in args:
@@ -432,12 +469,16 @@ def _fill_none(structure, outputs):
 
 
 def _flat_tensor_args(structure):
-    """The tensor leaves of the arguments, in order (NumPy arrays become tensors)."""
-    out = []
+    """The tensor leaves of the arguments, in order (NumPy arrays become tensors), and each variable
+    argument once (the graph has one resource input per distinct variable; see ``_trace_key``)."""
+    out, variables = [], set()
     for x in nest.flatten(structure):
         if isinstance(x, np.ndarray):
             out.append(convert_to_tensor(x))
         elif isinstance(x, Tensor):
+            out.append(x)
+        elif _is_variable_argument(x) and id(x) not in variables:  # one resource input per distinct variable
+            variables.add(id(x))
             out.append(x)
     return out
 
@@ -626,6 +667,15 @@ class Function:
                                                  {"dtype": value.dtype, "shape": value.shape}, name=value.name or name)
                     placeholders.append(p)
                     return p
+                if _is_variable_argument(value):
+                    # The Python function gets the variable itself; the graph gets a resource input in its
+                    # place, fed with whichever variable (of this dtype and shape) a later call passes.
+                    handles = graph.__dict__.setdefault("_eager_variable_handles", {})
+                    if value._id not in handles:
+                        p = graph.create_op_from_def(get_op("Placeholder"), [],
+                                                     {"dtype": dtypes.resource, "shape": TensorShape([])}, name=name)
+                        handles[value._id] = p
+                        placeholders.append(p)
                 return value
             flat_specs = nest.flatten((specs_args, specs_kwargs))
             symbolic = [make_input(v, n) for v, n in zip(flat_specs, names)]

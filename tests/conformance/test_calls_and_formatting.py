@@ -108,3 +108,54 @@ def test_switch_case_traces_each_branch_once():
                                   lambda: (log.append("b1"), tf.constant(1))[1]])
     assert [int(f(tf.constant(k))) for k in (0, 1, 5, -1)] == [0, 1, 1, 1]
     assert log == ["b0", "b1"]
+
+
+def test_variables_passed_as_arguments_are_keyed_by_dtype_and_shape():
+    """TF 2.21: one trace for two float32 scalar variables; a new shape traces again; f(a, a) != f(a, b)."""
+    traces = []
+
+    @tf.function
+    def f(v, x):
+        traces.append(1)
+        v.assign_add(x)
+        return v.read_value()
+
+    a, b, c = tf.Variable(1.0), tf.Variable(2.0), tf.Variable([1.0, 2.0])
+    assert float(f(a, 1.0)) == 2.0 and float(f(b, 1.0)) == 3.0 and f.experimental_get_tracing_count() == 1
+    assert f(c, [1.0, 1.0]).numpy().tolist() == [2.0, 3.0] and f.experimental_get_tracing_count() == 2
+    assert float(f(a, 1.0)) == 3.0 and float(a.numpy()) == 3.0 and float(b.numpy()) == 3.0
+    assert f.experimental_get_tracing_count() == 2 and len(traces) == 2
+
+    @tf.function
+    def two(v, w):
+        v.assign_add(w)
+        return v.read_value()
+    p, q = tf.Variable([1.0, 2.0]), tf.Variable([3.0, 4.0])
+    assert two(p, p).numpy().tolist() == [2.0, 4.0]          # the same variable twice
+    assert two(p, q).numpy().tolist() == [5.0, 8.0]
+    assert two.experimental_get_tracing_count() == 2
+
+
+def test_gradients_through_variable_arguments():
+    @tf.function
+    def loss(v, x):
+        return tf.reduce_sum(v * v * x)
+
+    a, b = tf.Variable([1.0, 2.0]), tf.Variable([3.0, 4.0])
+    with tf.GradientTape() as tape:
+        value = loss(b, tf.constant([2.0, 2.0]))
+    grads = tape.gradient(value, [a, b])
+    assert grads[0] is None and grads[1].numpy().tolist() == [12.0, 16.0]
+    with tf.GradientTape() as outer:
+        with tf.GradientTape() as inner:
+            value = loss(a, tf.constant([1.0, 1.0]))
+        g = inner.gradient(value, a)
+    assert g.numpy().tolist() == [2.0, 4.0] and outer.gradient(g, a).numpy().tolist() == [2.0, 2.0]
+
+    @tf.function
+    def outer_fn(v):
+        return loss(v, tf.constant([1.0, 1.0])) + 1.0
+    assert float(outer_fn(a)) == 6.0 and float(outer_fn(b)) == 26.0 and outer_fn.experimental_get_tracing_count() == 1
+    concrete = loss.get_concrete_function(a, tf.constant([1.0, 1.0]))
+    assert float(concrete(b, tf.constant([1.0, 1.0]))) == 25.0
+    assert loss.experimental_get_tracing_count() == 1
