@@ -91,6 +91,9 @@ def test_python_scalars_adopt_the_tensor_dtype():
     assert (tf.constant([1.0], tf.float16) * 0.5).dtype == tf.float16
     assert (1.0 - tf.constant(3.0, tf.float64)).dtype == tf.float64
     with pytest.raises(TypeError, match="Cannot convert 1.5 to EagerTensor of dtype int32"):
+        tf.constant(1) * 1.5
+    # TF 2.21: ``+`` lets AddV2 itself refuse the mix
+    with pytest.raises(tf.errors.InvalidArgumentError, match="cannot compute AddV2 as input #1"):
         tf.constant(1) + 1.5
 
 

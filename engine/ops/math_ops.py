@@ -230,6 +230,7 @@ def _binary(op_name, make_kernel, grad, allowed, out_dtype=None, saves_inputs=Tr
                      infer=_shapes.broadcast_infer(out_dtype), grad=grad,
                      saves_inputs=saves_inputs, saves_outputs=saves_outputs, doc=doc)
     allowed_np = OP_DTYPES[op_name] = _np_dtypes(allowed)
+    adds_unadoptable_scalars = op_name == "AddV2"
     raw = make_kernel(np) if quiet_fp and _FP_IGNORE is not None else op.kernel(NUMPY)
     fp_set, fp_reset, fp_ignore = _FP_STATE.set, _FP_STATE.reset, _FP_IGNORE
 
@@ -254,7 +255,15 @@ def _binary(op_name, make_kernel, grad, allowed, out_dtype=None, saves_inputs=Tr
                         for tape in c.tapes:
                             tape._record_operation(op, (x, y), _NO_ATTRS, (out,))
                     return out
-            x, y = binary_inputs(op_name, x, y)
+            try:
+                x, y = binary_inputs(op_name, x, y)
+            except TypeError:
+                if adds_unadoptable_scalars and ctx.graph is None and not isinstance(y, Tensor):
+                    # TF's ``tf.add``/``x + y``: a Python value that cannot take x's dtype is converted on
+                    # its own, and the op then refuses the mix (InvalidArgumentError, not TypeError)
+                    x, y = to_tensor(x), to_tensor(y)
+                    raise _dispatch.dtype_error(op_name, 1, x.dtype, y.dtype) from None
+                raise
             check_dtype(op_name, x, allowed)
             return execute(op, (x, y), name=name)
         public.__name__ = op_name.lower()

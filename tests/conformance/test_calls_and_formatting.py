@@ -159,3 +159,16 @@ def test_gradients_through_variable_arguments():
     concrete = loss.get_concrete_function(a, tf.constant([1.0, 1.0]))
     assert float(concrete(b, tf.constant([1.0, 1.0]))) == 25.0
     assert loss.experimental_get_tracing_count() == 1
+
+
+def test_mixing_a_float_scalar_into_an_int_tensor():
+    """TF 2.21: only ``x + float`` / ``tf.add`` let the op refuse the mix (InvalidArgumentError); the other
+    operators refuse to convert the Python value (TypeError)."""
+    x = tf.constant([1, 2])
+    for f in (lambda: x + 1.5, lambda: x + 2.0, lambda: tf.add(x, 2.0), lambda: tf.add(1, 2.5)):
+        with pytest.raises(tf.errors.InvalidArgumentError, match=r"cannot compute AddV2 as input #1\(zero-based\) "
+                                                                 r"was expected to be a int32 tensor but is a float"):
+            f()
+    for f in (lambda: x * 1.5, lambda: x - 1.5, lambda: 1.5 + x, lambda: 2.0 * x, lambda: tf.maximum(x, 1.5)):
+        with pytest.raises(TypeError, match="Cannot convert 1.5 to EagerTensor of dtype int32|Cannot convert 2.0"):
+            f()
