@@ -44,22 +44,12 @@ def _data_format(data_format, layer):
     return "channels_last"
 
 
-class Conv2D(Layer):
-    """2-D convolution layer: ``activation(conv2d(inputs, kernel) + bias)``."""
+class _Conv(Layer):
+    """What Conv1D and Conv2D share: the weight options and a kernel of shape
+    ``kernel_size + (input channels, filters)`` plus an optional bias."""
 
-    def __init__(self, filters, kernel_size, strides=(1, 1), padding="valid", data_format=None,
-                 dilation_rate=(1, 1), groups=1, activation=None, use_bias=True,
-                 kernel_initializer="glorot_uniform", bias_initializer="zeros", kernel_regularizer=None,
-                 bias_regularizer=None, kernel_constraint=None, bias_constraint=None, **kwargs):
-        super().__init__(**kwargs)
-        if groups != 1:
-            raise NotImplementedError("Conv2D: grouped convolution (groups > 1) is not implemented in the engine.")
-        self.filters = filters
-        self.kernel_size = _pair(kernel_size, "kernel_size")
-        self.strides = _pair(strides, "strides")
-        self.padding = _padding(padding)
-        self.data_format = _data_format(data_format, "Conv2D")
-        self.dilation_rate = _pair(dilation_rate, "dilation_rate")
+    def _weight_options(self, activation, use_bias, kernel_initializer, bias_initializer, kernel_regularizer,
+                        bias_regularizer, kernel_constraint, bias_constraint):
         self.activation = activations.get(activation)
         self.use_bias = use_bias
         self.kernel_initializer = initializers.get(kernel_initializer)
@@ -82,6 +72,26 @@ class Conv2D(Layer):
                                         regularizer=self.bias_regularizer, constraint=self.bias_constraint)
         else:
             self.bias = None
+
+
+class Conv2D(_Conv):
+    """2-D convolution layer: ``activation(conv2d(inputs, kernel) + bias)``."""
+
+    def __init__(self, filters, kernel_size, strides=(1, 1), padding="valid", data_format=None,
+                 dilation_rate=(1, 1), groups=1, activation=None, use_bias=True,
+                 kernel_initializer="glorot_uniform", bias_initializer="zeros", kernel_regularizer=None,
+                 bias_regularizer=None, kernel_constraint=None, bias_constraint=None, **kwargs):
+        super().__init__(**kwargs)
+        if groups != 1:
+            raise NotImplementedError("Conv2D: grouped convolution (groups > 1) is not implemented in the engine.")
+        self.filters = filters
+        self.kernel_size = _pair(kernel_size, "kernel_size")
+        self.strides = _pair(strides, "strides")
+        self.padding = _padding(padding)
+        self.data_format = _data_format(data_format, "Conv2D")
+        self.dilation_rate = _pair(dilation_rate, "dilation_rate")
+        self._weight_options(activation, use_bias, kernel_initializer, bias_initializer, kernel_regularizer,
+                             bias_regularizer, kernel_constraint, bias_constraint)
 
     def call(self, inputs):
         x = nn_ops.conv2d(inputs, self.kernel, strides=list(self.strides), padding=self.padding.upper(),
@@ -160,7 +170,7 @@ def _single(value, name):
     return value
 
 
-class Conv1D(Layer):
+class Conv1D(_Conv):
     """1-D convolution layer over ``(batch, steps, channels)``: ``activation(conv1d(inputs, kernel) + bias)``."""
 
     def __init__(self, filters, kernel_size, strides=1, padding="valid", data_format=None, dilation_rate=1,
@@ -183,28 +193,8 @@ class Conv1D(Layer):
             raise ValueError(f"`strides > 1` not supported in conjunction with `dilation_rate > 1`. Received: "
                              f"strides={self.strides} and dilation_rate={self.dilation_rate}")
         self.data_format = _data_format(data_format, "Conv1D")
-        self.activation = activations.get(activation)
-        self.use_bias = use_bias
-        self.kernel_initializer = initializers.get(kernel_initializer)
-        self.bias_initializer = initializers.get(bias_initializer)
-        self.kernel_regularizer = regularizers.get(kernel_regularizer)
-        self.bias_regularizer = regularizers.get(bias_regularizer)
-        self.kernel_constraint = kernel_constraint
-        self.bias_constraint = bias_constraint
-
-    def build(self, input_shape):
-        channels = input_shape[-1]
-        if channels is None:
-            raise ValueError(f"Layer '{self.name}': the channel dimension of the inputs should be defined. "
-                             f"Found None. Full input shape received: {input_shape}")
-        self.kernel = self.add_weight(name="kernel", shape=self.kernel_size + (channels, self.filters),
-                                      initializer=self.kernel_initializer, regularizer=self.kernel_regularizer,
-                                      constraint=self.kernel_constraint)
-        if self.use_bias:
-            self.bias = self.add_weight(name="bias", shape=(self.filters,), initializer=self.bias_initializer,
-                                        regularizer=self.bias_regularizer, constraint=self.bias_constraint)
-        else:
-            self.bias = None
+        self._weight_options(activation, use_bias, kernel_initializer, bias_initializer, kernel_regularizer,
+                             bias_regularizer, kernel_constraint, bias_constraint)
 
     def call(self, inputs):
         padding = self.padding
