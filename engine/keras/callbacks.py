@@ -230,37 +230,25 @@ class _Everything(set):
         return True
 
 
-class EarlyStopping(Callback):
-    """Stop training when ``monitor`` (default ``"val_loss"``) stops improving.
+class MonitorCallback(Callback):
+    """Base of the callbacks that watch ``monitor``: picks the comparison from ``mode`` (Keras 3's class).
 
-    After each epoch: if the value improved on the best one by more than
-    ``min_delta``, remember it (and the weights if ``restore_best_weights``) and
-    reset the wait; otherwise wait one more epoch, and stop once ``patience``
-    epochs passed without improvement. ``mode="auto"`` minimizes losses and
-    maximizes accuracies. Keras 3 semantics, including ``baseline`` and
-    ``start_from_epoch``.
+    ``mode="min"``/``"max"``, or ``"auto"``: ``loss``/``val_loss`` are minimized,
+    a compiled metric is maximized or minimized by its ``_direction``; any other
+    name raises ``ValueError`` (at the first epoch end, once the metrics exist).
+    ``_is_improvement(value, best)``: better than ``best`` by more than ``min_delta``.
     """
 
-    def __init__(self, monitor="val_loss", min_delta=0, patience=0, verbose=0, mode="auto", baseline=None,
-                 restore_best_weights=False, start_from_epoch=0):
+    def __init__(self, monitor="val_loss", mode="auto", baseline=None, min_delta=0):
         super().__init__()
         if mode not in ("auto", "min", "max"):
-            warnings.warn(f"EarlyStopping mode '{mode}' is unknown, fallback to auto mode.", stacklevel=2)
+            warnings.warn(f"{type(self).__name__} mode '{mode}' is unknown, fallback to auto mode.", stacklevel=2)
             mode = "auto"
         self.monitor = monitor
         self.mode = mode
+        self.best = baseline
         self.min_delta = abs(min_delta)
-        self.patience = patience
-        self.verbose = verbose
-        self.baseline = baseline
-        self.restore_best_weights = restore_best_weights
-        self.start_from_epoch = start_from_epoch
         self.monitor_op = None
-        self.best = None
-        self.wait = 0
-        self.stopped_epoch = 0
-        self.best_weights = None
-        self.best_epoch = 0
 
     def _set_monitor_op(self):
         if self.mode == "min":
@@ -275,15 +263,40 @@ class EarlyStopping(Callback):
                 if metric.name == name and getattr(metric, "_direction", None):
                     self.monitor_op = np.greater if metric._direction == "up" else np.less
             if self.monitor_op is None:
-                raise ValueError(f"EarlyStopping callback received monitor={self.monitor}, but Keras isn't able to "
-                                 f"automatically determine whether that metric should be maximized or minimized. "
-                                 f"Pass `mode='max'` in order to monitor based on the highest metric value, or pass "
-                                 f"`mode='min'` in order to use the lowest value.")
+                raise ValueError(f"{type(self).__name__} callback received monitor={self.monitor}, but Keras isn't "
+                                 f"able to automatically determine whether that metric should be maximized or "
+                                 f"minimized. Pass `mode='max'` in order to monitor based on the highest metric "
+                                 f"value, or pass `mode='min'` in order to use the lowest value.")
         if self.monitor_op is np.less:
             self.min_delta *= -1
 
     def _is_improvement(self, value, reference):
         return reference is None or bool(self.monitor_op(value - self.min_delta, reference))
+
+
+class EarlyStopping(MonitorCallback):
+    """Stop training when ``monitor`` (default ``"val_loss"``) stops improving.
+
+    After each epoch: if the value improved on the best one by more than
+    ``min_delta``, remember it (and the weights if ``restore_best_weights``) and
+    reset the wait; otherwise wait one more epoch, and stop once ``patience``
+    epochs passed without improvement. ``mode="auto"`` minimizes losses and
+    maximizes accuracies. Keras 3 semantics, including ``baseline`` and
+    ``start_from_epoch``.
+    """
+
+    def __init__(self, monitor="val_loss", min_delta=0, patience=0, verbose=0, mode="auto", baseline=None,
+                 restore_best_weights=False, start_from_epoch=0):
+        super().__init__(monitor=monitor, mode=mode, baseline=None, min_delta=min_delta)
+        self.patience = patience
+        self.verbose = verbose
+        self.baseline = baseline
+        self.restore_best_weights = restore_best_weights
+        self.start_from_epoch = start_from_epoch
+        self.wait = 0
+        self.stopped_epoch = 0
+        self.best_weights = None
+        self.best_epoch = 0
 
     def on_train_begin(self, logs=None):
         self.wait = 0
@@ -348,50 +361,6 @@ class LambdaCallback(Callback):
 # --------------------------------------------------------------------------------------
 # Callbacks that watch a monitored quantity
 # --------------------------------------------------------------------------------------
-class MonitorCallback(Callback):
-    """Base of the callbacks that watch ``monitor``: picks the comparison from ``mode`` (Keras 3's class).
-
-    ``mode="min"``/``"max"``, or ``"auto"``: ``loss``/``val_loss`` are minimized,
-    a compiled metric is maximized or minimized by its ``_direction``; any other
-    name raises ``ValueError`` (at the first epoch end, once the metrics exist).
-    ``_is_improvement(value, best)``: better than ``best`` by more than ``min_delta``.
-    """
-
-    def __init__(self, monitor="val_loss", mode="auto", baseline=None, min_delta=0):
-        super().__init__()
-        if mode not in ("auto", "min", "max"):
-            warnings.warn(f"{type(self).__name__} mode '{mode}' is unknown, fallback to auto mode.", stacklevel=2)
-            mode = "auto"
-        self.monitor = monitor
-        self.mode = mode
-        self.best = baseline
-        self.min_delta = abs(min_delta)
-        self.monitor_op = None
-
-    def _set_monitor_op(self):
-        if self.mode == "min":
-            self.monitor_op = np.less
-        elif self.mode == "max":
-            self.monitor_op = np.greater
-        else:
-            name = self.monitor[4:] if self.monitor.startswith("val_") else self.monitor
-            if name == "loss":
-                self.monitor_op = np.less
-            for metric in _compiled_metrics(self.model):
-                if metric.name == name and getattr(metric, "_direction", None):
-                    self.monitor_op = np.greater if metric._direction == "up" else np.less
-            if self.monitor_op is None:
-                raise ValueError(f"{type(self).__name__} callback received monitor={self.monitor}, but Keras isn't "
-                                 f"able to automatically determine whether that metric should be maximized or "
-                                 f"minimized. Pass `mode='max'` in order to monitor based on the highest metric "
-                                 f"value, or pass `mode='min'` in order to use the lowest value.")
-        if self.monitor_op is np.less:
-            self.min_delta *= -1
-
-    def _is_improvement(self, value, reference):
-        return reference is None or bool(self.monitor_op(value - self.min_delta, reference))
-
-
 class ModelCheckpoint(MonitorCallback):
     """Save the model (or only its weights) at the end of every epoch, or every ``save_freq`` batches.
 
