@@ -42,6 +42,7 @@ from ..util import nest
 from . import structure
 from .dataset_ops import INFINITE_CARDINALITY as INF, UNKNOWN_CARDINALITY as UNKNOWN, Dataset
 from .functions import StructuredFunction
+from .nested import InMemoryDataset
 
 __all__ = ["DatasetSpec", "Options"]
 
@@ -65,20 +66,6 @@ class DatasetSpec:
 
     def __repr__(self):
         return f"DatasetSpec({self._element_spec!r}, TensorShape({list(self._dataset_shape)}))"
-
-
-class _InMemoryDataset(Dataset):
-    """A dataset over elements already pulled (tuples of components)."""
-
-    def __init__(self, elements, element_spec):
-        self._elements = tuple(elements)
-        self._element_spec = element_spec
-
-    def _cardinality(self):
-        return len(self._elements)
-
-    def _make_iterator(self):
-        return iter(self._elements)
 
 
 # --------------------------------------------------------------------------------------
@@ -144,7 +131,7 @@ class _WindowIterator:
                 if not self._buffer:
                     break
             self._buffer.popleft()
-        return tuple(_InMemoryDataset([(e[i],) for e in picked], spec) for i, spec in enumerate(ds._specs))
+        return tuple(InMemoryDataset([(e[i],) for e in picked], spec) for i, spec in enumerate(ds._specs))
 
 
 # --------------------------------------------------------------------------------------

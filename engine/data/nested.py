@@ -176,8 +176,9 @@ class _InterleaveIterator:
 # --------------------------------------------------------------------------------------
 # group_by_window
 # --------------------------------------------------------------------------------------
-class _WindowDataset(Dataset):
-    """The dataset ``reduce_func`` receives: the elements of one window, held in memory."""
+class InMemoryDataset(Dataset):
+    """Elements already pulled, held in memory: the dataset ``group_by_window``'s ``reduce_func``
+    receives (one window), and each window of ``Dataset.window``."""
 
     def __init__(self, elements, element_spec):
         self._elements = tuple(elements)
@@ -190,7 +191,7 @@ class _WindowDataset(Dataset):
         return iter(self._elements)
 
     def _describe(self):
-        return f"WindowDataset({len(self._elements)} elements)"
+        return f"InMemoryDataset({len(self._elements)} elements)"
 
 
 def _scalar_int64_function(fn, input_spec, transformation, what):
@@ -213,7 +214,7 @@ class _GroupByWindowDataset(Dataset):
         self._key_fn = key_fn
         self._reduce_func = reduce_func
         self._window_size_fn = window_size_fn
-        empty = _WindowDataset((), input_dataset.element_spec)
+        empty = InMemoryDataset((), input_dataset.element_spec)
         self._element_spec = self._reduce(0, empty).element_spec
 
     def _reduce(self, key, window):
@@ -246,7 +247,7 @@ class _GroupByWindowIterator:
         self._end_of_input = False
 
     def _flush(self, key):
-        window = _WindowDataset(self._groups.pop(key), self._ds._input.element_spec)
+        window = InMemoryDataset(self._groups.pop(key), self._ds._input.element_spec)
         self._current = self._ds._reduce(key, window)._make_iterator()
 
     def __next__(self):
