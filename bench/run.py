@@ -199,7 +199,8 @@ def main(argv=None):
     steps = args.steps or steps
 
     print(f"Engine speed next to NumPy  (Python {platform.python_version()}, NumPy {np.__version__}, "
-          f"{platform.system()} {platform.machine()}, {os.cpu_count()} CPUs)")
+          f"{platform.system()} {platform.machine()}, {os.cpu_count()} CPUs, "
+          f"BLAS threads {os.environ.get('OPENBLAS_NUM_THREADS', 'default')})")
     if args.quick:
         print("quick mode: too few iterations for the timings to mean anything")
     print()
