@@ -121,7 +121,11 @@ def _write_text(path, text):
 
 
 # --- the object tree --------------------------------------------------------------------------------
-_SKIPPED_ATTRIBUTES = frozenset(["_tf_function_instances"])  # per-instance caches of bound tf.functions
+# Per-instance caches of bound tf.functions; Keras's compiled step functions (made by fit/evaluate/predict,
+# Keras does not export them: they capture metric variables); a layer's recorded constructor arguments
+# (for get_config: the same sub-layers are reachable through their real attributes).
+_SKIPPED_ATTRIBUTES = frozenset(["_tf_function_instances", "train_function", "test_function", "predict_function",
+                                 "_init_arguments"])
 
 
 def _children(module):

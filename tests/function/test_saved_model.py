@@ -334,3 +334,15 @@ def test_save_errors(tmp_path):
     with pytest.raises(AssertionError, match="references an 'untracked' resource"):
         tf.saved_model.save(Untracked(), str(tmp_path))
     assert not os.path.exists(tmp_path / "saved_model.json")   # nothing half-written
+
+
+def test_a_keras_model_saves_after_fit(tmp_path):
+    """fit() leaves compiled step functions on the model (they capture metric variables); like Keras,
+    the SavedModel does not export them, and the model's weights are saved and restored."""
+    model = tf.keras.Sequential([tf.keras.Input((4,)), tf.keras.layers.Dense(3), tf.keras.layers.Dense(2)])
+    model.compile(optimizer="adam", loss="mse", metrics=["mae"])
+    model.fit(np.ones((8, 4), np.float32), np.ones((8, 2), np.float32), epochs=1, verbose=0)
+    tf.saved_model.save(model, str(tmp_path))
+    loaded = tf.saved_model.load(str(tmp_path))
+    assert sorted(v.numpy().tolist() == w.numpy().tolist() for v, w in
+                  zip(loaded.trainable_variables, model.trainable_variables)) == [True] * 4
