@@ -24,3 +24,8 @@ from .ops.segment_ops import (  # noqa: F401,E402
     unsorted_segment_mean, unsorted_segment_min, unsorted_segment_prod, unsorted_segment_sqrt_n, unsorted_segment_sum,
 )
 from .ops.sort_ops import top_k  # noqa: F401,E402
+from .ops.special_ops import (  # noqa: F401,E402
+    bessel_i0e, bessel_i1e, digamma, erfinv, lgamma, ndtri, polygamma, xdivy, xlog1py, xlogy, zeta,
+)
+from .ops.math_ops import truncatediv, truncatemod  # noqa: F401,E402
+from .ops.bitwise_ops import saturate_cast  # noqa: F401,E402

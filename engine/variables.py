@@ -364,7 +364,7 @@ class Variable:
         if ctx.graph is not None:
             return ctx.graph.assign_variable(self, t, "AssignVariableOp", read_value)
         self._value = self._store(t)
-        return self if read_value else None
+        return self._assigned(read_value)
 
     def assign_add(self, delta, use_locking=None, name=None, read_value=True):
         """``v += delta``."""
@@ -372,7 +372,7 @@ class Variable:
         if ctx.graph is not None:
             return ctx.graph.assign_variable(self, t, "AssignAddVariableOp", read_value)
         self._update(np.add, t, math_ops_name="add")
-        return self if read_value else None
+        return self._assigned(read_value)
 
     def assign_sub(self, delta, use_locking=None, name=None, read_value=True):
         """``v -= delta``."""
@@ -380,7 +380,16 @@ class Variable:
         if ctx.graph is not None:
             return ctx.graph.assign_variable(self, t, "AssignSubVariableOp", read_value)
         self._update(np.subtract, t, math_ops_name="subtract")
-        return self if read_value else None
+        return self._assigned(read_value)
+
+    def _assigned(self, read_value):
+        """What an eager assign returns: the variable itself (its value, read lazily, as TF's
+        ``_UnreadVariable``), which counts as an access for the active tapes; or None."""
+        if not read_value:
+            return None
+        for tape in ctx.tapes:
+            tape._variable_accessed(self)
+        return self
 
     def _update(self, ufunc, delta, math_ops_name):
         """``value = value (op) delta``, in place when no one else can see the buffer.
@@ -516,6 +525,121 @@ class Variable:
 
     def __str__(self):
         return self.__repr__()
+
+
+# --- sliced assignment: ``v[0].assign(10)``, ``v[1:3].assign([5., 6.])`` ----------------------------
+_SLICE_MASKS = ("begin_mask", "end_mask", "ellipsis_mask", "new_axis_mask", "shrink_axis_mask")
+
+
+class _SliceOfVariableMixin:
+    """What ``v[key]`` returns: the sliced value (a tensor like any other) that also knows where it came from,
+    so ``v[key].assign(value)`` writes that slice of ``v`` (TF's ``ResourceStridedSliceAssign``)."""
+
+    def assign(self, value, name=None, read_value=True):
+        return self._slice_var._assign_slice(self._slice_key, self._slice_op, value, read_value)
+
+
+def _slice_subclass(base):
+    return type(f"SliceOf{base.__name__}", (_SliceOfVariableMixin, base),
+                {"__slots__": ("_slice_var", "_slice_key", "_slice_op"), "__module__": __name__})
+
+
+_SLICE_CLASSES = {}
+
+
+def _sliced_getitem(self, key):
+    """``Variable.__getitem__``: the slice of the current value, with an ``assign`` method.
+
+    The result is a copy of the ``StridedSlice`` output's object (same value, same tape/graph id) of a
+    subclass of its class; a boolean mask (``tf.boolean_mask``) gives a plain tensor.
+    """
+    t = Tensor.__getitem__(self._read(), key)
+    kind = type(t)
+    if kind not in _SLICE_CLASSES:
+        try:
+            _SLICE_CLASSES[kind] = _slice_subclass(kind)
+        except TypeError:
+            _SLICE_CLASSES[kind] = None
+    cls = _SLICE_CLASSES[kind]
+    if cls is None:
+        return t
+    op = getattr(t, "_op", None) if not isinstance(t, EagerTensor) else None
+    if op is not None and getattr(op, "type", None) != "StridedSlice":
+        return t
+    out = object.__new__(cls)
+    for klass in kind.__mro__:
+        for slot in getattr(klass, "__slots__", ()):
+            if slot != "__weakref__" and hasattr(t, slot):
+                object.__setattr__(out, slot, getattr(t, slot))
+    out._slice_var, out._slice_key, out._slice_op = self, key, op
+    return out
+
+
+def _eager_slice_spec(key):
+    """``(begin, end, strides, attrs)`` of TF's sparse strided-slice spec for a Python index ``key``."""
+    items = list(key) if isinstance(key, (list, tuple)) else [key]
+    begin, end, strides = [], [], []
+    masks = dict.fromkeys(_SLICE_MASKS, 0)
+    for i, item in enumerate(items):
+        bit = 1 << i
+        if isinstance(item, slice):
+            start, stop, step = [None if v is None else int(v) for v in (item.start, item.stop, item.step)]
+            begin.append(0 if start is None else start)
+            end.append(0 if stop is None else stop)
+            strides.append(1 if step is None else step)
+            masks["begin_mask"] |= bit if start is None else 0
+            masks["end_mask"] |= bit if stop is None else 0
+        elif item is Ellipsis:
+            begin.append(0), end.append(0), strides.append(1)
+            masks["ellipsis_mask"] |= bit
+        elif item is None:
+            begin.append(0), end.append(0), strides.append(1)
+            masks["new_axis_mask"] |= bit
+        else:
+            try:
+                i_val = int(item.__index__() if hasattr(item, "__index__") else item)
+            except (TypeError, ValueError):
+                raise TypeError(f"Only integers, slices (`:`), ellipsis (`...`), tf.newaxis (`None`) and scalar "
+                                f"tf.int32/tf.int64 tensors are valid indices for a sliced assignment, got "
+                                f"{item!r}") from None
+            begin.append(i_val), end.append(i_val + 1), strides.append(1)
+            masks["shrink_axis_mask"] |= bit
+    as_array = [np.asarray(v, dtype=np.int64 if any(abs(x) >= 2 ** 31 for x in v) else np.int32)
+                for v in (begin, end, strides)]
+    return as_array, masks
+
+
+def _assign_slice(self, key, slice_op, value, read_value=True):
+    """Write ``value`` (broadcast to the slice's shape) into ``self[key]``: eagerly by running the kernel of
+    ``ResourceStridedSliceAssign`` on this variable, in a graph by adding that op."""
+    from .ops._dispatch import execute
+    t = convert_to_tensor(value, dtype=self._dtype)
+    op_def = get_op("ResourceStridedSliceAssign")
+    graph = ctx.graph
+    if graph is None and self._graph is None:
+        (begin, end, strides), masks = _eager_slice_spec(key)
+        arr = t._value if t._device is self._device else self._device.put(t._value)
+        op_def.kernel(self._device.backend)(self, begin, end, strides, arr, dtype=self._dtype, **masks)
+        return self if read_value else None
+    if slice_op is not None and slice_op.graph is graph:
+        spec = list(slice_op.inputs[1:4])
+        masks = {m: slice_op.attrs.get(m, 0) for m in _SLICE_MASKS}
+    else:
+        (begin, end, strides), masks = _eager_slice_spec(key)
+        spec = [convert_to_tensor(v) for v in (begin, end, strides)]
+    assign = execute(op_def, (_handle_in(graph, self), *spec, t), dict(masks, dtype=self._dtype),
+                     name="StridedSliceAssign")
+    if not read_value:
+        return assign
+    from .framework.graph import control_dependencies
+    with control_dependencies([assign]):
+        return read_in_graph(graph, self)
+
+
+Variable._assign_slice = _assign_slice
+
+
+Variable.__getitem__ = _sliced_getitem
 
 
 def _eager_name(name):

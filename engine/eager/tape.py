@@ -24,9 +24,19 @@ How it works, in the order a student should read it:
    differentiate them again.
 
 A non-persistent tape frees its records after the first ``gradient`` call and
-refuses a second call with ``RuntimeError``, as TF does.
+refuses a second call with ``RuntimeError``, as TF does. Called inside the
+tape's own ``with`` block, ``gradient`` stops a non-persistent tape for good,
+while a persistent tape goes on recording, the gradient's own ops included (TF
+logs a warning about the cost): that is how one persistent tape can take a
+second derivative of what it computed inside its block.
+
+The argument checks and their error classes follow TF 2.21 (recorded in
+``tests/conformance/test_gradient_tape_api.py``); none of them is on the
+recording path, which stays as short as it can be.
 """
 import enum
+import logging
+import sys
 
 import numpy as np
 
@@ -41,6 +51,8 @@ from ..variables import Variable
 
 __all__ = ["GradientTape", "UnconnectedGradients", "record_operation", "stop_recording",
            "imperative_grad"]
+
+logger = logging.getLogger("tensorflow")
 
 
 class UnconnectedGradients(enum.Enum):
@@ -209,12 +221,16 @@ class GradientTape:
         self._persistent = persistent
         self._watch_accessed_variables = watch_accessed_variables
         self._recording = False
-        self._reset_state()
+        # ``_records is None`` means "no tape yet" (TF: ``self._tape is None``): never entered, or a
+        # non-persistent tape whose gradient was taken. Entering the tape then starts a fresh one.
+        self._records = None
+        self._watched = set()
+        self._variables = {}
 
     def _reset_state(self):
         self._records = []           # what was recorded: RecordedOps, or their arguments as a tuple
         self._watched = set()        # ids of watched tensors and variables
-        self._variables = {}         # id -> Variable, in watch order
+        self._variables = {}         # id -> Variable
 
     # --- context manager ---------------------------------------------------------------
     def __enter__(self):
@@ -230,24 +246,50 @@ class GradientTape:
         if self._recording:
             raise ValueError("Tape is still recording, This can happen if you try to re-enter an "
                              "already-active tape.")
+        if self._records is None:
+            self._reset_state()
         ctx.tapes.append(self)
         self._recording = True
 
     def _pop(self):
-        ctx.tapes.remove(self)
+        if not self._recording:
+            raise ValueError("Tape is not recording.")
+        if self in ctx.tapes:   # (a stop_recording() around us may have taken it out already)
+            ctx.tapes.remove(self)
         self._recording = False
 
     # --- watching ---------------------------------------------------------------------
     def watch(self, tensor):
-        """Track ``tensor`` (or every tensor/variable in a nest) so gradients can flow to it."""
+        """Track ``tensor`` (or every tensor/variable in a nest) so gradients can flow to it.
+
+        As in TF: a dtype that cannot carry a gradient (integers, bool, string) logs a
+        warning on the ``"tensorflow"`` logger (first 5 times per call site) and is
+        watched anyway (its gradient will be ``None``); watching does nothing while no
+        tape at all is recording on this thread (e.g. after the ``with`` block, or
+        inside ``stop_recording`` with no outer tape), and raises ``AttributeError``
+        when this tape has no recording yet (never entered) or any more (a
+        non-persistent tape after its ``gradient``).
+        """
         for t in nest.flatten(tensor):
-            if hasattr(t, "_is_variable"):
-                self._watch_variable(t)
-            elif isinstance(t, Tensor):
-                self._watched.add(t._id)
-            else:
-                raise ValueError(f"Passed in object {t!r} of type '{type(t).__name__}', not tf.Tensor or "
+            is_variable = hasattr(t, "_is_variable")
+            if not is_variable and not isinstance(t, Tensor):
+                raise ValueError(f"Passed in object {t} of type {type(t).__name__!r}, not tf.Tensor or "
                                  f"tf.Variable or ExtensionType.")
+            dtype = t.dtype
+            if not _is_trainable_dtype(dtype):
+                _log_first_n("The dtype of the watched tensor must be floating (e.g. tf.float32), got %r", 5,
+                             dtype)
+            if self._records is None:
+                raise AttributeError(
+                    "'NoneType' object has no attribute '_tape': GradientTape.watch needs a recording tape; "
+                    "this one was never entered (call watch inside `with tape:`) or, being non-persistent, "
+                    "was already used by gradient/jacobian.")
+            if not ctx.tapes:   # TF: nothing is watched while no tape records on this thread
+                continue
+            if is_variable:
+                self._watch_variable(t)
+            else:
+                self._watched.add(t._id)
 
     def _watch_variable(self, variable):
         self._watched.add(variable._id)
@@ -259,8 +301,11 @@ class GradientTape:
             self._watch_variable(variable)
 
     def watched_variables(self):
-        """The variables this tape watches, in the order they were first watched."""
-        return tuple(self._variables.values())
+        """The variables this tape watches, in order of construction (as TF), not in the order first watched.
+
+        After a non-persistent tape computed its gradient, the variables it watched until then.
+        """
+        return tuple(sorted(self._variables.values(), key=_source_id))
 
     # --- recording ----------------------------------------------------------------------
     def _record_operation(self, op_def, inputs, attrs, outputs):
@@ -314,43 +359,78 @@ class GradientTape:
 
     # --- control ------------------------------------------------------------------------
     def stop_recording(self):
-        """``with tape.stop_recording():`` runs ops without recording them on this tape."""
-        return _Paused([self])
+        """``with tape.stop_recording():`` runs ops without recording them on this tape.
+
+        Entering it raises ``RuntimeError`` if the tape has no recording (never entered, or
+        used up by ``gradient``) and ``ValueError`` if the tape is not recording right now
+        (outside its ``with`` block, or already inside ``stop_recording``), as in TF.
+        """
+        return _StopRecording(self)
 
     def reset(self):
-        """Forget everything recorded so far; the tape keeps recording. Only valid inside its ``with``."""
+        """Forget everything recorded and watched so far; the tape keeps recording.
+
+        The same as leaving the ``with`` block and entering a new tape. Only valid while
+        the tape records (``ValueError`` otherwise).
+        """
         if not self._recording:
             raise ValueError("Tape is not recording.")
         self._reset_state()
 
     # --- gradients ------------------------------------------------------------------------
     def _check_usable(self):
-        if self._entries is None:
+        if self._records is None:
             raise RuntimeError("A non-persistent GradientTape can only be used to compute one set of "
                                "gradients (or jacobians)")
+
+    def _leave_for_backward(self):
+        """``gradient``/``jacobian`` called inside this tape's own ``with`` block: TF's rules.
+
+        A non-persistent tape stops recording for good (the end of the ``with`` block then
+        does nothing more). A persistent one keeps recording: the gradient's own ops are
+        recorded on it, which is how it can differentiate them again, at a cost that TF
+        warns about.
+        """
+        if not self._persistent:
+            self._pop()
+        else:
+            _log_first_n(_INSIDE_CONTEXT_WARNING, 1)
 
     def gradient(self, target, sources, output_gradients=None,
                  unconnected_gradients=UnconnectedGradients.NONE):
         """d(sum of ``target``)/d(``sources``), with ``sources``' structure.
 
-        ``output_gradients`` seeds the backward pass (default: ones). Integer
-        sources get ``None``. ``unconnected_gradients=ZERO`` turns ``None`` for an
-        unconnected source into zeros.
+        ``target`` and ``sources`` are tensors or variables, or nests of them.
+        ``output_gradients`` seeds the backward pass (default: ones): it is flattened
+        and matched to the flattened targets in order (missing seeds are ones, extra
+        ones are ignored); each is converted with ``tf.convert_to_tensor``, so a
+        Python float seed is float32. Integer sources get ``None``.
+        ``unconnected_gradients="zero"`` (or ``UnconnectedGradients.ZERO``) turns
+        ``None`` for an unconnected source into zeros.
+
+        Errors, as TF: ``RuntimeError`` on a used non-persistent tape, ``TypeError``
+        for ``target=None``, ``TypeError``/``AttributeError``/``ValueError`` for
+        non-tensors in ``target``/``sources`` (TF's classes), ``ValueError`` for an
+        unknown ``unconnected_gradients`` or a ``None`` in ``output_gradients``.
+        Called inside the ``with`` block, see :meth:`_leave_for_backward`.
         """
         self._check_usable()
-        if unconnected_gradients is not UnconnectedGradients.NONE:   # (an Enum call costs a microsecond)
-            unconnected_gradients = UnconnectedGradients(unconnected_gradients)
-        flat_targets = [_as_target(t) for t in _flatten(target)]
+        if self._recording:
+            self._leave_for_backward()
+        if target is None:
+            raise TypeError("Argument `target` should be a list or nested structure of Tensors, Variables or "
+                            "CompositeTensors to be differentiated, but received None.")
+        flat_targets = [_as_target(t, True) for t in _flatten(target)]
         flat_sources = _flatten(sources)
         for s in flat_sources:
-            if type(s) not in _PLAIN_LEAVES and (
-                    s is None or not (isinstance(s, Tensor) or hasattr(s, "_is_variable"))):
-                raise ValueError(f"Argument `sources` must contain tensors or variables, got {s!r}")
+            if type(s) not in _PLAIN_LEAVES and not (isinstance(s, Tensor) or hasattr(s, "_is_variable")):
+                raise _bad_argument(s, "sources")
+        if unconnected_gradients is not UnconnectedGradients.NONE:   # (an Enum call costs a microsecond)
+            unconnected_gradients = _unconnected(unconnected_gradients)
         seeds = None
         if output_gradients is not None:
-            seeds = [None if g is None else _as_tensor(g) for g in nest.flatten(output_gradients)]
-        with _Paused([self]):
-            grads = imperative_grad(self._entries, flat_targets, flat_sources, seeds, unconnected_gradients)
+            seeds = [_as_tensor(g) for g in nest.flatten(output_gradients)]
+        grads = imperative_grad(self._entries, flat_targets, flat_sources, seeds, unconnected_gradients)
         if not self._persistent:
             self._records = None
             self._watched = set()
@@ -363,72 +443,209 @@ class GradientTape:
 
     def jacobian(self, target, sources, unconnected_gradients=UnconnectedGradients.NONE,
                  parallel_iterations=None, experimental_use_pfor=True):
-        """Full Jacobian: result[i] has shape ``target.shape + source[i].shape``.
+        """Full Jacobian: result[i] has shape ``target.shape + source[i].shape`` (``None`` if unconnected).
 
-        Computed row by row (one backward walk per element of ``target``). TF
-        vectorizes this with pfor; the values are the same.
+        ``target`` is one tensor (or variable). Computed row by row (one backward
+        walk per element of ``target``); TF vectorizes this with pfor, the values
+        are the same. As in TF, ``experimental_use_pfor=False`` needs a persistent
+        tape when executing eagerly (``RuntimeError``).
         """
         from .. import ops as _ops
         self._check_usable()
-        target = _as_tensor(target)
         flat_sources = nest.flatten(sources)
+        if not hasattr(target, "shape"):
+            raise AttributeError(f"'{type(target).__name__}' object has no attribute 'shape': "
+                                 f"GradientTape.jacobian takes one tensor as `target` (tf.stack a list of them).")
+        if not experimental_use_pfor and not self._persistent and ctx.graph is None:
+            raise RuntimeError("GradientTape must be created with persistent=True to compute the jacobian with "
+                               "eager execution enabled and with experimental_use_pfor set to False.")
+        for s in flat_sources:
+            if not (isinstance(s, Tensor) or hasattr(s, "_is_variable")):
+                raise _bad_argument(s, "sources")
+        unconnected_gradients = _unconnected(unconnected_gradients, experimental_use_pfor and "jacobian")
+        if self._recording:
+            self._leave_for_backward()
+        target = _as_target(target)
         n = target.shape.num_elements()
         rows = [[] for _ in flat_sources]
-        with _Paused([self]):
-            for i in range(n):
-                seed = _ops.array_ops.reshape(_ops.array_ops.one_hot(i, n, dtype=target.dtype),
-                                              target.shape.as_list())
-                grads = imperative_grad(self._entries, [target], flat_sources, [seed],
-                                        UnconnectedGradients(unconnected_gradients))
-                for k, g in enumerate(grads):
-                    rows[k].append(g)
-            out = []
-            for src, r in zip(flat_sources, rows):
-                if any(g is None for g in r):
-                    out.append(None)
-                    continue
-                stacked = _ops.array_ops.stack(r) if r else _ops.array_ops.zeros(
-                    [0] + src.shape.as_list(), dtype=src.dtype)
-                out.append(_ops.array_ops.reshape(stacked, target.shape.as_list() + src.shape.as_list()))
+        entries = self._entries
+        for i in range(n):
+            seed = _ops.array_ops.reshape(_ops.array_ops.one_hot(i, n, dtype=target.dtype),
+                                          target.shape.as_list())
+            grads = imperative_grad(entries, [target], flat_sources, [seed], unconnected_gradients)
+            for k, g in enumerate(grads):
+                rows[k].append(g)
+        out = []
+        for src, r in zip(flat_sources, rows):
+            if any(g is None for g in r):
+                out.append(None)
+                continue
+            stacked = _ops.array_ops.stack(r) if r else _ops.array_ops.zeros(
+                [0] + src.shape.as_list(), dtype=src.dtype)
+            out.append(_ops.array_ops.reshape(stacked, target.shape.as_list() + src.shape.as_list()))
         if not self._persistent:
             self._records = None
+            self._watched = set()
         return nest.pack_sequence_as(sources, out)
 
     def batch_jacobian(self, target, source, unconnected_gradients=UnconnectedGradients.NONE,
                        parallel_iterations=None, experimental_use_pfor=True):
         """Per-example Jacobian: result shape ``target.shape + source.shape[1:]``.
 
-        Assumes example ``b`` of ``target`` depends only on example ``b`` of
-        ``source`` (as TF does). One backward walk per non-batch element of target.
+        ``target`` (``[b, y1, ...]``) and ``source`` (``[b, x1, ...]``) must both have
+        rank at least 2 and the same first dimension (``ValueError``, as TF). Assumes
+        example ``b`` of ``target`` depends only on example ``b`` of ``source`` (as TF
+        does). One backward walk per non-batch element of target. As in TF, an
+        unconnected ``source`` gives zeros of ``target``'s dtype (never ``None``),
+        whatever ``unconnected_gradients`` says, and ``experimental_use_pfor=False``
+        needs a persistent tape. Deliberate difference: a batch of size 0 gives an
+        empty result; TF 2.21 fails with ``ZeroDivisionError``.
         """
         from .. import ops as _ops
         self._check_usable()
-        target = _as_tensor(target)
+        if not hasattr(target, "shape"):
+            raise AttributeError(f"'{type(target).__name__}' object has no attribute 'shape': "
+                                 f"GradientTape.batch_jacobian takes one tensor as `target`.")
+        target_shape, source_shape = target.shape, source.shape
+        if target_shape.rank == 0:
+            raise IndexError(f"list index out of range: GradientTape.batch_jacobian needs a `target` of rank "
+                             f"at least 2 ([batch, ...]), got a scalar.")
+        for shape in (target_shape, source_shape):
+            if shape.rank is not None and shape.rank < 2:
+                raise ValueError(f"Shape {shape} must have rank at least 2")
+        batch = target_shape[0] if target_shape.rank is not None else None
+        if not TensorShape([batch]).is_compatible_with(TensorShape([source_shape[0]])):
+            raise ValueError(f"Need first dimension of target shape ({target_shape}) and source shape "
+                             f"({source_shape}) to match.")
+        if not experimental_use_pfor and not self._persistent and ctx.graph is None:
+            raise RuntimeError("GradientTape must be created with persistent=True to compute the batch_jacobian "
+                               "with eager execution enabled and with experimental_use_pfor set to False.")
+        unconnected_gradients = _unconnected(unconnected_gradients, experimental_use_pfor and "batch_jacobian")
+        if self._recording:
+            self._leave_for_backward()
+        target = _as_target(target)
         batch = target.shape[0]
-        if source.shape[0] != batch:
-            raise ValueError(f"Need first dimension of `target` shape ({target.shape}) and `source` shape "
-                             f"({source.shape}) to match.")
+        out_shape = target.shape.as_list() + source.shape.as_list()[1:]
         inner = target.shape[1:].num_elements()
         rows = []
-        with _Paused([self]):
-            for j in range(inner):
-                seed = _ops.array_ops.reshape(
-                    _ops.array_ops.tile(_ops.array_ops.expand_dims(
-                        _ops.array_ops.one_hot(j, inner, dtype=target.dtype), 0), [batch, 1]),
-                    target.shape.as_list())
-                (g,) = imperative_grad(self._entries, [target], [source], [seed],
-                                       UnconnectedGradients(unconnected_gradients))
-                if g is None:
-                    rows = None
-                    break
-                rows.append(g)
-            result = None
-            if rows is not None:
-                stacked = _ops.array_ops.stack(rows, axis=1)  # (batch, inner, *source[1:])
-                result = _ops.array_ops.reshape(stacked, target.shape.as_list() + source.shape.as_list()[1:])
+        entries = self._entries
+        for j in range(inner):
+            seed = _ops.array_ops.reshape(
+                _ops.array_ops.tile(_ops.array_ops.expand_dims(
+                    _ops.array_ops.one_hot(j, inner, dtype=target.dtype), 0), [batch, 1]),
+                target.shape.as_list())
+            (g,) = imperative_grad(entries, [target], [source], [seed], unconnected_gradients)
+            if g is None:
+                rows = None
+                break
+            rows.append(g)
+        if not rows:   # unconnected (or no element per example): zeros, as TF
+            result = _ops.array_ops.zeros(out_shape, dtype=target.dtype)
+        else:
+            stacked = _ops.array_ops.stack(rows, axis=1)  # (batch, inner, *source[1:])
+            result = _ops.array_ops.reshape(stacked, out_shape)
         if not self._persistent:
             self._records = None
+            self._watched = set()
         return result
+
+
+_INSIDE_CONTEXT_WARNING = (
+    "Calling GradientTape.gradient on a persistent tape inside its context is significantly less efficient than "
+    "calling it outside the context (it causes the gradient ops to be recorded on the tape, leading to increased "
+    "CPU and memory usage). Only call GradientTape.gradient inside the context if you actually want to trace the "
+    "gradient in order to compute higher order derivatives.")
+
+_LOG_COUNTS = {}   # (message, file, line) -> how many times it was asked for
+
+
+def _log_first_n(msg, n, *args):
+    """TF's ``logging.log_first_n``: warn on the ``"tensorflow"`` logger, at most ``n`` times per call site.
+
+    The call site is the first frame outside this module (the user's line calling
+    ``watch``/``gradient``), as TF counts it.
+    """
+    frame = sys._getframe(1)
+    while frame is not None and frame.f_code.co_filename == __file__:
+        frame = frame.f_back
+    key = (msg,) if frame is None else (msg, frame.f_code.co_filename, frame.f_lineno)
+    count = _LOG_COUNTS.get(key, 0)
+    _LOG_COUNTS[key] = count + 1
+    if count < n:
+        logger.warning(msg, *args)
+
+
+def _is_trainable_dtype(dtype):
+    """Gradients flow into floating and complex values (and variants: TensorLists), as TF's ``IsTrainable``."""
+    return dtype.is_floating or dtype.is_complex or dtype is _VARIANT
+
+
+def _unconnected(value, vectorizing=None):
+    """``unconnected_gradients`` as an :class:`UnconnectedGradients`, with TF's error for anything else.
+
+    ``jacobian``/``batch_jacobian`` with pfor (``vectorizing`` names them) wrap the error as TF's pfor does.
+    """
+    try:
+        return UnconnectedGradients(value)
+    except (ValueError, TypeError):
+        error = ValueError(f"Unknown value for unconnected_gradients: {value!r}")
+    if vectorizing:
+        raise ValueError(f"Encountered an exception while vectorizing the {vectorizing} computation. Vectorization "
+                         f"can be disabled by setting experimental_use_pfor to False.") from error
+    raise error
+
+
+def _bad_argument(x, what):
+    """The error for a non-tensor in ``gradient``'s ``target`` or ``sources``, with the class TF 2.21 raises.
+
+    TF's classes come from where each value happens to fail inside its code: ``None``,
+    strings and other objects fail a dtype conversion (``TypeError``); Python and NumPy
+    numbers fail an attribute lookup (``AttributeError``); a NumPy array fails as a
+    source with ``ValueError`` and as a target with ``AttributeError``.
+    """
+    name = type(x).__name__
+    hint = (f" GradientTape.gradient: `{what}` must be tensors or variables (or nests of them), got {x!r} of "
+            f"type {name!r}.")
+    if isinstance(x, (bool, np.generic)):
+        qualified = name if type(x).__module__ == "builtins" else f"{type(x).__module__}.{name}"
+        return AttributeError(f"'{qualified}' object has no attribute '_id'." + hint)
+    if isinstance(x, (int, float, complex)):
+        return AttributeError(f"'{name}' object has no attribute 'dtype'." + hint)
+    if isinstance(x, np.ndarray):
+        if what == "target":
+            return AttributeError("'numpy.ndarray' object has no attribute '_id'." + hint)
+        return ValueError("A NumPy array cannot be a gradient source: wrap it with tf.constant and watch that "
+                          "tensor." + hint)
+    return TypeError(f"Cannot convert the argument `type_value`: {x!r} to a TensorFlow DType." + hint)
+
+
+class _StopRecording:
+    """``tape.stop_recording()``: the tape leaves the active list for the block, then comes back in its place."""
+
+    def __init__(self, tape):
+        self._tape = tape
+        self._paused = _Paused([tape])
+
+    def __enter__(self):
+        tape = self._tape
+        if tape._records is None:
+            raise RuntimeError("Trying to stop recording a tape which is not recording.")
+        if not tape._recording:
+            raise ValueError("Tape is not recording.")
+        self._paused.__enter__()
+        tape._recording = False
+        return None
+
+    def __exit__(self, *exc):
+        tape = self._tape
+        if tape._recording:
+            raise ValueError("Tape is still recording, This can happen if you try to re-enter an "
+                             "already-active tape.")
+        if tape._records is None:
+            tape._reset_state()
+        self._paused.__exit__(*exc)
+        tape._recording = True
+        return False
 
 
 class _Paused:
@@ -474,13 +691,26 @@ def _as_tensor(x):
     return convert_to_tensor(x)
 
 
-def _as_target(x):
+def _as_target(x, strict=False):
     """A gradient target as a tensor. A Variable target stands for the variable itself (its value, under
-    the variable's own id), so ``tape.gradient(v, v)`` is ones, as in TF, even if ``v`` was never read."""
+    the variable's own id), so ``tape.gradient(v, v)`` is ones, as in TF, even if ``v`` was never read.
+
+    ``strict`` (``gradient``'s targets): Python values, NumPy values and ``None`` raise TF's errors
+    instead of being converted (``jacobian`` converts them, as TF's does).
+    """
+    if type(x) is EagerTensor:
+        return x
     if hasattr(x, "_is_variable"):
         t = x._read_untracked()
         t._id = x._id
         return t
+    if strict and not isinstance(x, Tensor):
+        if x is None or isinstance(x, (str, bytes, bool, int, float, complex, np.generic, np.ndarray)):
+            raise _bad_argument(x, "target")
+        try:
+            return _as_tensor(x)
+        except (TypeError, ValueError) as error:
+            raise _bad_argument(x, "target") from error
     return _as_tensor(x)
 
 
@@ -610,7 +840,10 @@ def imperative_grad(entries, targets, sources, seeds=None,
 
     results = []
     for s, sid in zip(sources, source_ids):
-        g = total(sid) if _carries_gradient(s) else None
+        if _carries_gradient(s):
+            g = total(sid)
+        else:   # an integer source gets no gradient, unless it is a target itself: then its seed (TF)
+            g = total(sid) if any(t._id == sid for t in targets) else None
         if g is None and unconnected_gradients is UnconnectedGradients.ZERO:
             g = _ops().array_ops.zeros_like(s)
         results.append(g)

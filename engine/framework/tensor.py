@@ -208,7 +208,10 @@ def numpy_text(value, is_repr):
     """
     if np.ndim(value) == 0:
         value = np.asarray(value)
-        text = repr(value.item()) if is_repr else str(value)
+        if value.dtype.kind in "SO" and not is_repr:
+            text = repr(value.item())   # a string scalar prints as b'abc', as TF (str() of np.bytes_ is "b'abc'" too,
+        else:                           # but NumPy 2 scalars' str would otherwise show np.bytes_(...) in arrays)
+            text = repr(value.item()) if is_repr else str(value)
     else:
         text = np.array_repr(value) if is_repr else str(value)
     return "\n" + text if "\n" in text else text
@@ -250,20 +253,61 @@ def _numpy_value(value, dtype):
         return _bytes_array(value), dtype
     if isinstance(value, (np.ndarray, np.generic)):
         return np.array(value, dtype=dtype._np), dtype  # NumPy data is copied and cast, as TF does (1.5 -> 1)
-    # Python values: refuse lossy conversions (1.5 -> int32) as TF does.
+    # Python values: refuse lossy conversions (1.5 -> int32, 1j -> float32) as TF does.
     arr = np.asarray(value)
+    if dtype.is_integer and (arr.dtype.kind == "O" or arr.dtype.kind == "f" and _all_ints(value)):
+        return _python_ints(value, dtype), dtype   # ints NumPy infers as object or float64 ([1, 2**63])
     if arr.dtype.kind == "O":
         raise ValueError(f"Attempt to convert a value ({value!r}) with an unsupported type "
                          f"({type(value).__name__}) to a Tensor.")
-    if arr.size and ((arr.dtype.kind == "f" and not dtype.is_floating) or (arr.dtype.kind in "iuf" and dtype.is_bool)):
+    if arr.size and _lossy(arr.dtype.kind, dtype):
         raise TypeError(f"Cannot convert {value!r} to EagerTensor of dtype {dtype.name}")
     if arr.dtype.kind in "iub" and dtype.is_integer and arr.size:
-        info = np.iinfo(dtype._np)
-        if arr.min() < info.min or arr.max() > info.max:
-            raise TypeError(f"Cannot convert {value!r} to EagerTensor of dtype {dtype.name}: out of range")
+        return _python_ints(value, dtype), dtype
     if arr.dtype.kind in "U" and dtype is not _dtypes.string:
         raise TypeError(f"Cannot convert {value!r} to EagerTensor of dtype {dtype.name}")
     return arr.astype(dtype._np), dtype
+
+
+def _all_ints(value):
+    if isinstance(value, (list, tuple)):
+        return all(_all_ints(v) for v in value)
+    return isinstance(value, int)
+
+
+def _lossy(kind, dtype):
+    """Would converting Python data of NumPy kind ``kind`` to ``dtype`` lose information? (TF's TypeError)
+
+    Floats go only to float and complex dtypes, complex numbers only to complex dtypes, and
+    ``bool`` is neither a number nor a target for numbers (``True`` to complex64 is refused too).
+    """
+    if kind == "f":
+        return not (dtype.is_floating or dtype.is_complex)
+    if kind == "c":
+        return not dtype.is_complex
+    if kind in "iu":
+        return dtype.is_bool
+    if kind == "b":
+        return dtype.is_complex
+    return False
+
+
+def _python_ints(value, dtype):
+    """Python ints to an integer dtype, as TF 2.21 converts them: through int64 (uint64 for uint64), then a
+    C-style cast that wraps around: ``tf.constant(-1, tf.uint8)`` is 255, ``tf.constant(300, tf.uint8)`` is 44.
+
+    A value beyond int64 (beyond [0, 2**64) for uint64) raises ``ValueError``, as TF's conversion does.
+    (For uint64 TF raises a SystemError there; the engine raises the ValueError it gives for other dtypes.)
+    """
+    wide = np.uint64 if dtype is _dtypes.uint64 else np.int64
+    try:
+        arr = np.array(value, dtype=wide)
+    except OverflowError:
+        raise ValueError("Can't convert Python sequence with out-of-range integer to Tensor.") from None
+    except (TypeError, ValueError):
+        raise ValueError(f"Attempt to convert a value ({value!r}) with an unsupported type "
+                         f"({type(value).__name__}) to a Tensor.") from None
+    return arr.astype(dtype._np)
 
 
 def _bytes_array(value):

@@ -94,8 +94,55 @@ def check_dtype(op_name, tensor, allowed, what="x"):
         raise InvalidArgumentError(None, None, message + f" [Op:{op_name}]")
 
 
+_INT_CACHE = {}
+_INT_CACHE_MAX = 1024   # distinct shapes/axes kept; the cache is emptied when it grows past this
+_INT_CACHE_LEN = 8      # longest list/tuple cached (shapes and axis lists are short)
+
+
 def int_tensor(values, dtype=dtypes.int32, like=None):
-    """A small integer tensor (shapes, axes, perms) built without dtype inference overhead."""
+    """A small integer tensor (shapes, axes, perms) built without dtype inference overhead.
+
+    Eagerly, int32 tensors for a plain ``int`` or a short list/tuple of plain ``int`` s are
+    cached by value: ``tf.reshape(x, [-1, 4])`` in a loop builds its shape tensor once (the
+    same idea as ``reduction_ops._AXIS_CACHE``). Sharing is safe because nothing writes into
+    a tensor's array; the cached arrays are marked read-only to make sure of it. The cached
+    tensor is the one the slow path below built the first time, so values, dtype (int32) and
+    errors (an out-of-range value raises before anything is cached) are the same. Graph mode,
+    ``tf.device`` scopes and other dtypes always take the slow path.
+    """
+    kind = type(values)
+    # Fast path: exact ``int`` / ``list`` / ``tuple`` types only (so no bools, NumPy integers or
+    # tensors, whose cache keys could alias different values), with no graph or device scope.
+    if (kind is int or kind is list or kind is tuple) and dtype is dtypes.int32:
+        c = ctx
+        if c.graph is None and c.device is None:
+            if kind is int:
+                key = values
+            elif len(values) <= _INT_CACHE_LEN:
+                key = tuple(values)
+                for v in key:
+                    if type(v) is not int:
+                        key = None
+                        break
+            else:
+                key = None
+            if key is not None:
+                device = default_device()
+                cached = _INT_CACHE.get((key, device))
+                if cached is not None:
+                    return cached
+                t = _int_tensor(values, dtype)
+                if isinstance(t._value, np.ndarray):
+                    t._value.flags.writeable = False
+                if len(_INT_CACHE) >= _INT_CACHE_MAX:
+                    _INT_CACHE.clear()
+                _INT_CACHE[(key, device)] = t
+                return t
+    return _int_tensor(values, dtype)
+
+
+def _int_tensor(values, dtype):
+    """:func:`int_tensor` without the cache."""
     if isinstance(values, Tensor):
         return values
     kind = type(values)

@@ -195,6 +195,28 @@ def _resolve_reshape(n_in, dims, in_dims=None):
     ``-1``, so ``[0, 3] -> [-1, 0]`` gives ``[3, 0]``. ``n_in=None`` (unknown input
     size) leaves the ``-1`` as an unknown dimension. Raises ``_ReshapeError``.
     """
+    if n_in is not None:
+        # Fast path for the usual request: positive sizes and at most one -1. Then the rules below
+        # reduce to "the sizes multiply to n_in" (no -1) or "the -1 is n_in // product, which
+        # must divide exactly" (the input's element count equals n_in, and with no 0 among the
+        # requested sizes every input dim counts). Anything else (a 0, a second -1, a negative
+        # size, a size that does not fit) falls through to the full rules and their errors.
+        product, unknown = 1, -1
+        for i, d in enumerate(dims):
+            if d > 0:
+                product *= d
+            elif d == -1 and unknown < 0:
+                unknown = i
+            else:
+                break
+        else:
+            if unknown < 0:
+                if product == n_in:
+                    return list(dims)
+            elif n_in % product == 0:
+                out = list(dims)
+                out[unknown] = n_in // product
+                return out
     unknown = [i for i, d in enumerate(dims) if d == -1]
     if len(unknown) > 1:
         raise _ReshapeError(f"Only one input size may be -1, not both {unknown[0]} and {unknown[1]}")
@@ -234,16 +256,27 @@ class _ReshapeError(Exception):
     pass
 
 
+def _shape_list(shape):
+    """A 1-D integer NumPy shape input as a list of Python ints (``tolist`` gives exactly what
+    :func:`_ints` gives, in one call); None for anything else (CuPy, other ranks or dtypes)."""
+    if type(shape) is np.ndarray and shape.ndim == 1 and shape.dtype.kind in "iu":
+        return shape.tolist()
+    return None
+
+
 def _reshape_kernel(xp):
     def k(x, shape):
-        if np.ndim(shape) > 1:
-            raise _iae(f"sizes input must be 1-D, not {_fmt(np.shape(shape))}")
-        dims = _ints(shape)
+        dims = _shape_list(shape)
+        if dims is None:
+            if np.ndim(shape) > 1:
+                raise _iae(f"sizes input must be 1-D, not {_fmt(np.shape(shape))}")
+            dims = _ints(shape)
         try:
-            out = _resolve_reshape(int(x.size), dims, list(x.shape))
+            out = _resolve_reshape(int(x.size), dims, x.shape)
         except _ReshapeError as e:
             raise _iae(f"{e}. Input shape {_fmt(x.shape)}, requested shape {list(dims)}.") from None
-        return xp.reshape(x, out)
+        # ``np.reshape(x, out)`` is ``x.reshape(out)`` behind a Python wrapper (for arrays and NumPy scalars)
+        return x.reshape(out) if xp is np else xp.reshape(x, out)
     return k
 
 
@@ -410,7 +443,8 @@ def ones(shape, dtype=dtypes.float32, name=None):
 # --------------------------------------------------------------------------------------
 def _expand_dims_kernel(xp):
     def k(x, dim):
-        axes = _ints(dim)
+        kind = type(dim)
+        axes = (int(dim),) if kind is np.int32 or kind is np.int64 else _ints(dim)  # (a scalar axis: the usual)
         if len(axes) != 1:
             raise _iae("'dim' must be a tensor with a single value")
         (axis,) = axes
@@ -418,6 +452,12 @@ def _expand_dims_kernel(xp):
         if not -r - 1 <= axis <= r:
             raise _iae(f"Tried to expand dim index {axis} for tensor with {r} dimensions. "
                        f"The axis must be in [{-r - 1}, {r}].")
+        if xp is np:
+            # What ``np.expand_dims`` does after its argument checks (done above already):
+            # a reshape with a 1 inserted at the (normalized) axis. The same view of the same values.
+            a = axis % (r + 1)
+            shape = x.shape
+            return x.reshape(shape[:a] + (1,) + shape[a:])
         return xp.expand_dims(x, axis)
     return k
 
@@ -935,13 +975,21 @@ def _check_broadcast_to(in_dims, target):
 
 def _broadcast_to_kernel(xp):
     def k(x, shape):
-        target = _ints(shape)
-        for d in target:
-            if d < 0:
-                raise _iae(f"Dimension {d} must be >= 0")
-        problem = _check_broadcast_to(list(x.shape), list(target))
-        if problem:
-            raise _iae(problem)
+        dims = _shape_list(shape)
+        target = tuple(dims) if dims is not None else _ints(shape)
+        if x.shape != target:   # (a tensor of the target shape passes every check below)
+            for d in target:
+                if d < 0:
+                    raise _iae(f"Dimension {d} must be >= 0")
+            problem = _check_broadcast_to(list(x.shape), list(target))
+            if problem:
+                raise _iae(problem)
+        if xp is np:
+            # The same new C-ordered array as ``np.broadcast_to(x, target).copy()``, filled by an
+            # assignment (which broadcasts ``x``) without building the strided view in Python first.
+            out = np.empty(target, dtype=x.dtype)
+            out[...] = x
+            return out[()]
         return xp.broadcast_to(x, target).copy()[()]  # a real array, not a read-only strided view
     return k
 

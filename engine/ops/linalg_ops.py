@@ -31,7 +31,7 @@ from ..framework import dtypes
 from ..framework.context import ctx
 from ..framework.errors import InvalidArgumentError, NotFoundError
 from ..framework.registry import register_op
-from ..framework.tensor import EagerTensor, Tensor, constant
+from ..framework.tensor import EagerTensor, Tensor, constant, convert_to_tensor
 from ..framework.tensor_shape import TensorShape
 from . import _shapes
 from . import _dispatch, array_ops, math_ops, reduction_ops  # noqa: E402  (used at call time)
@@ -127,19 +127,46 @@ def _matmul_grad(op, grad):
     a, b = op.inputs
     ta, tb = op.get_attr("transpose_a"), op.get_attr("transpose_b")
     skip = getattr(op, "skip_input_indices", ())
+    mm = _grad_matmul
     if not ta and not tb:
-        ga = lambda: matmul(grad, b, transpose_b=True)  # noqa: E731
-        gb = lambda: matmul(a, grad, transpose_a=True)  # noqa: E731
+        ga = lambda: mm(grad, b, False, True)  # noqa: E731
+        gb = lambda: mm(a, grad, True, False)  # noqa: E731
     elif not ta and tb:
-        ga = lambda: matmul(grad, b)  # noqa: E731
-        gb = lambda: matmul(grad, a, transpose_a=True)  # noqa: E731
+        ga = lambda: mm(grad, b, False, False)  # noqa: E731
+        gb = lambda: mm(grad, a, True, False)  # noqa: E731
     elif ta and not tb:
-        ga = lambda: matmul(b, grad, transpose_b=True)  # noqa: E731
-        gb = lambda: matmul(a, grad)  # noqa: E731
+        ga = lambda: mm(b, grad, False, True)  # noqa: E731
+        gb = lambda: mm(a, grad, False, False)  # noqa: E731
     else:
-        ga = lambda: matmul(b, grad, transpose_a=True, transpose_b=True)  # noqa: E731
-        gb = lambda: matmul(grad, a, transpose_a=True, transpose_b=True)  # noqa: E731
+        ga = lambda: mm(b, grad, True, True)  # noqa: E731
+        gb = lambda: mm(grad, a, True, True)  # noqa: E731
     return (None if 0 in skip else ga()), (None if 1 in skip else gb())
+
+
+def _grad_matmul(x, y, tx, ty):
+    """``matmul(x, y, transpose_a=tx, transpose_b=ty)`` for :func:`_matmul_grad` (see :func:`_eager_matmul`)."""
+    out = _eager_matmul(x, y, tx, ty, None)
+    return out if out is not None else matmul(x, y, transpose_a=tx, transpose_b=ty)
+
+
+_MATMUL_NP_TYPES = frozenset(d._np for d in _MATMUL_TYPES)
+
+
+def _eager_matmul(a, b, ta, tb, name):
+    """Fast path of :func:`matmul`: run ``MatMul`` directly, or return None to take the general path.
+
+    It applies to two eager tensors, outside graph building, that are matrices (rank 2) of one
+    dtype that ``MatMul`` accepts, whose inner dimensions agree. For those, every check in
+    :func:`matmul` passes (that is exactly what they check), so running the op directly gives the
+    same op, attrs, result and tape record; it only skips converting and re-checking the inputs
+    one property at a time. Anything else returns None, so the general path raises its errors.
+    """
+    if type(a) is EagerTensor and type(b) is EagerTensor:
+        u, v = a._value, b._value
+        if u.dtype == v.dtype and u.ndim == 2 and v.ndim == 2 and u.dtype in _MATMUL_NP_TYPES and \
+                u.shape[0 if ta else 1] == v.shape[1 if tb else 0] and ctx.graph is None:
+            return execute(_MATMUL, (a, b), {"transpose_a": ta, "transpose_b": tb}, name=name)
+    return None
 
 
 def _batch_matmul_grad(op, grad):
@@ -215,6 +242,13 @@ def matmul(a, b, transpose_a=False, transpose_b=False, adjoint_a=False, adjoint_
     if transpose_b and adjoint_b:
         raise ValueError(f"Only one of `transpose_b` and `adjoint_b` can be True. Received `transpose_b`="
                          f"{transpose_b}, `adjoint_b`={adjoint_b}.")
+    if isinstance(a, Tensor) and not isinstance(b, Tensor) and hasattr(b, "__tf_tensor__"):
+        # ``x @ variable`` (a dense layer): what ``binary_inputs`` does for this pair, without the
+        # detours it takes for Python numbers and lists: read the variable as a tensor.
+        b = convert_to_tensor(b)
+    out = _eager_matmul(a, b, bool(transpose_a or adjoint_a), bool(transpose_b or adjoint_b), name)
+    if out is not None:
+        return out
     a, b = binary_inputs("MatMul", a, b)
     ta, tb = bool(transpose_a or adjoint_a), bool(transpose_b or adjoint_b)
     da, db = _dims(a), _dims(b)

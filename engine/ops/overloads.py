@@ -167,8 +167,9 @@ def _variable_operator(name):
 for _name in ["__add__", "__radd__", "__sub__", "__rsub__", "__mul__", "__rmul__", "__truediv__", "__rtruediv__",
               "__floordiv__", "__rfloordiv__", "__mod__", "__rmod__", "__pow__", "__rpow__", "__matmul__",
               "__rmatmul__", "__lt__", "__le__", "__gt__", "__ge__", "__and__", "__rand__", "__or__", "__ror__",
-              "__xor__", "__rxor__", "__invert__", "__neg__", "__abs__", "__getitem__", "__eq__", "__ne__"]:
+              "__xor__", "__rxor__", "__invert__", "__neg__", "__abs__", "__eq__", "__ne__"]:
     setattr(Variable, _name, _variable_operator(_name))
+# (``Variable.__getitem__`` is variables.py's own: the slice of the value, with an ``assign`` method.)
 Variable.__pos__ = lambda self: self._read()
 
 Variable.__hash__ = _unhashable("Variable")

@@ -16,6 +16,8 @@ Where the engine deliberately differs from TF 2.21:
   integer axes).
 * Matching TF, not calculus: the gradient of ``cumprod`` is 0 where ``x == 0``.
 """
+import math
+
 import numpy as np
 
 from ..framework import dtypes
@@ -23,12 +25,12 @@ from ..framework.context import ctx
 from ..framework.device import default_device
 from ..framework.errors import InvalidArgumentError
 from ..framework.registry import register_op
-from ..framework.tensor import Tensor, convert_to_tensor
+from ..framework.tensor import EagerTensor, Tensor, convert_to_tensor, scalar_like
 from ..framework.tensor_shape import TensorShape
 from . import _shapes
 from . import array_ops, math_ops  # noqa: E402  (used at call time)
 from ._dispatch import FLOAT, NUMERIC, check_dtype, execute, int_tensor, to_tensor
-from .math_ops import quiet
+from .math_ops import _quiet_factory, quiet
 
 __all__ = ["reduce_sum", "reduce_mean", "reduce_max", "reduce_min", "reduce_prod", "reduce_any", "reduce_all",
            "reduce_logsumexp", "argmax", "argmin", "cumsum"]
@@ -56,17 +58,53 @@ def _normalize(axes, rank, op_name):
     return tuple(sorted(out))
 
 
+_NORMALIZED = {}   # (axis values, rank) -> normalized axes, for axes that passed the checks
+
+
 def _axes(axis, ndim, op_name):
-    """The kernel's view of the axis input: an array (NumPy/CuPy) or NumPy scalar -> tuple of ints."""
+    """The kernel's view of the axis input: an array (NumPy/CuPy) or NumPy scalar -> tuple of ints.
+
+    Fast path: a training loop reduces over the same few axes again and again, so the
+    result of :func:`_normalize` is remembered per ``(axis values, rank)``. Only axes
+    that passed its checks are remembered, so a bad axis still raises its error each time.
+    """
     value = axis.tolist()
+    key = (tuple(value) if type(value) is list else value, ndim)
+    try:
+        hit = _NORMALIZED.get(key)
+    except TypeError:   # nested lists (an axis tensor of rank 2) are not hashable: no fast path
+        hit = None
+        key = None
+    if hit is not None:
+        return hit
     if not isinstance(value, list):
         value = [value]
     elif value and isinstance(value[0], list):
         value = np.ravel(value).tolist()
     try:
-        return _normalize(value, ndim, op_name)
+        out = _normalize(value, ndim, op_name)
     except ValueError as error:
         raise InvalidArgumentError(None, None, str(error)) from None
+    if key is not None:
+        if len(_NORMALIZED) > 512:
+            _NORMALIZED.clear()
+        _NORMALIZED[key] = out
+    return out
+
+
+def _prod(dims):
+    """``int(np.prod(dims, dtype=np.int64))`` for a few Python ints, without NumPy's call overhead.
+
+    The Python product is exact; it equals NumPy's int64 product whenever that does not
+    overflow (always, for the dims of an array that exists). Should it not fit in int64,
+    NumPy computes it instead, so even the wrapped-around value is the same.
+    """
+    n = 1
+    for d in dims:
+        n *= d
+    if not -2 ** 63 <= n < 2 ** 63:
+        n = int(np.prod(dims, dtype=np.int64))
+    return n
 
 
 _AXIS_CACHE = {}
@@ -82,6 +120,14 @@ def _axis_tensor(axis):
         return axis
     c = ctx
     if c.graph is None and c.device is None:
+        # Fast path: a plain int, or a list/tuple of plain ints (``reduce_mean(x)`` passes
+        # ``tuple(range(rank))``, gradients pass lists), gives the cache key below directly;
+        # look it up before doing the general conversions.
+        kind = type(axis)
+        if kind is int or (kind is tuple or kind is list) and _all_ints(axis):
+            t = _AXIS_CACHE.get((axis if kind is not list else tuple(axis), default_device()))
+            if t is not None:
+                return t
         if isinstance(axis, (int, np.integer)) and not isinstance(axis, bool):
             key = int(axis)
         elif isinstance(axis, (list, tuple)) and all(isinstance(a, (int, np.integer)) for a in axis):
@@ -99,6 +145,13 @@ def _axis_tensor(axis):
     if isinstance(axis, (float, np.floating)) or hasattr(axis, "__tf_tensor__"):
         return convert_to_tensor(axis, dtype=dtypes.int32)   # TypeError for 0.5, as in TF
     return int_tensor(axis)
+
+
+def _all_ints(values):
+    for v in values:
+        if type(v) is not int:
+            return False
+    return True
 
 
 def _reduce_infer(ic):
@@ -143,6 +196,10 @@ def _static(t):
 def _keepdims_grad(op, grad):
     """Reshape ``grad`` to the keepdims shape and broadcast it to the input's shape."""
     x, axis = op.inputs
+    if type(grad) is EagerTensor and type(axis) is EagerTensor:
+        x_dims = math_ops._raw_shape(x)   # a tuple for eager tensors and the tape's shape records
+        if x_dims is not None and len(axis._value.shape) <= 1:
+            return _keepdims_grad_eager(grad, x_dims, axis._value.tolist())
     if x.shape.is_fully_defined():
         x_shape = x.shape.as_list()
         axes = _static(axis)
@@ -156,6 +213,27 @@ def _keepdims_grad(op, grad):
     return array_ops.broadcast_to(grad, x_shape)
 
 
+def _keepdims_grad_eager(grad, x_dims, axes):
+    """:func:`_keepdims_grad` for eager values: the same ops, with shapes worked out on plain tuples.
+
+    It skips what the general path spends its time on, none of which can change the result:
+    ``TensorShape`` objects and :func:`reduced_shape` (which re-checks the axes: they passed the
+    same checks in the forward kernel, or the op would not be on the tape, so each is in range
+    and appears once, and ``kept[a] = 1`` with a negative ``a`` counts from the end exactly as
+    normalizing it would), and the ``BroadcastTo`` when nothing was reduced (no axes, or only
+    size-1 axes) and ``grad`` has the input's shape already: it would only copy the values.
+    """
+    kept = list(x_dims)
+    for a in (axes if type(axes) is list else (axes,)):
+        kept[a] = 1
+    g_dims = grad._value.shape
+    if g_dims == x_dims and list(g_dims) == kept:
+        return grad
+    if len(g_dims) != 0 and list(g_dims) != kept:  # a scalar broadcasts as it is
+        grad = array_ops.reshape(grad, kept)
+    return array_ops.broadcast_to(grad, list(x_dims))
+
+
 def _sum_grad(op, grad):
     return _keepdims_grad(op, grad), None
 
@@ -164,6 +242,14 @@ def _mean_grad(op, grad):
     """The sum's gradient divided by the number of elements averaged (divided first, while it is small)."""
     x = op.inputs[0]
     y = op.outputs[0]
+    if type(grad) is EagerTensor:
+        # Eager fast path: the same division and the same ops as below, with the element counts
+        # read off plain shape tuples, and the count made with ``scalar_like`` (the NumPy scalar
+        # ``convert_to_tensor(count, dtype=grad.dtype)`` makes, without its type dispatch).
+        x_dims, y_dims = math_ops._raw_shape(x), math_ops._raw_shape(y)
+        if x_dims is not None and y_dims is not None:
+            count = max(math.prod(x_dims), 1) // max(math.prod(y_dims), 1)   # as num_elements() counts
+            return _keepdims_grad(op, math_ops.realdiv(grad, scalar_like(count, grad))), None
     if x.shape.is_fully_defined() and y.shape.is_fully_defined():
         count = max(x.shape.num_elements(), 1) // max(y.shape.num_elements(), 1)
         from ..framework.tensor import convert_to_tensor
@@ -238,17 +324,25 @@ def _prod_grad_dynamic(op, grad):
 # Kernels
 # --------------------------------------------------------------------------------------
 def _mean_kernel(xp):
+    # ``np.sum`` is ``np.add.reduce`` with the same arguments behind a Python wrapper
+    # (``_wrapreduction``); calling the ufunc directly gives the same result, faster.
+    total = np.add.reduce if xp is np else xp.sum
+
     def k(x, axis, keep_dims=False):
         ax = _axes(axis, x.ndim, "Mean")
         if x.dtype.kind in "iu":
-            s = xp.sum(x, axis=ax, dtype=np.int64 if x.dtype.kind == "i" else np.uint64, keepdims=keep_dims)
-            n = int(np.prod([x.shape[a] for a in ax], dtype=np.int64)) or 1
+            s = total(x, axis=ax, dtype=np.int64 if x.dtype.kind == "i" else np.uint64, keepdims=keep_dims)
+            n = _prod([x.shape[a] for a in ax]) or 1
             if x.dtype.kind == "u":
                 return (s // n).astype(x.dtype)[()]
             return (s // n + ((s % n != 0) & (s < 0))).astype(x.dtype)[()]  # truncate toward zero
-        n = int(np.prod([x.shape[a] for a in ax], dtype=np.int64))
-        with quiet():   # the mean of nothing is 0 / 0 = NaN, quietly
-            return (xp.sum(x, axis=ax, dtype=x.dtype, keepdims=keep_dims) / x.dtype.type(n)).astype(x.dtype)[()]
+        n = _prod([x.shape[a] for a in ax])
+        # Quietly (the kernel is registered through ``_quiet_factory``): the mean of nothing is
+        # 0 / 0 = NaN, and a float16 sum may overflow to inf.
+        mean = total(x, axis=ax, dtype=x.dtype, keepdims=keep_dims) / x.dtype.type(n)
+        # (the quotient of two values of x's dtype has that dtype already for every float dtype:
+        # the cast is kept for any other, and skipped when it would only copy)
+        return (mean if mean.dtype == x.dtype else mean.astype(x.dtype))[()]
     return k
 
 
@@ -301,7 +395,7 @@ def _reduction(op_name, make_kernel, grad, allowed, saves_inputs=True, saves_out
             rank = x.ndim
             axis = tuple(range(rank)) if rank is not None else _all_axes(x)
         out = execute(op, (x, _axis_tensor(axis)), {"keep_dims": bool(keepdims)}, name=name)
-        if reduce_all and not keepdims and out.shape.rank is None:
+        if reduce_all and not keepdims and type(out) is not EagerTensor and out.shape.rank is None:
             out.set_shape([])  # a graph input of unknown rank: reducing all of it still gives a scalar, as in TF
         return out
     public.__name__ = "reduce_" + op_name.lower()
@@ -317,7 +411,7 @@ _SUM, reduce_sum = _reduction(
     "Sum", _simple("Sum", "add", "sum"), _sum_grad, NUMERIC, saves_inputs=(1,),
     doc="Sum over ``axis`` (all axes if None). Integer sums keep their dtype (and wrap), as in TF.")
 _MEAN, reduce_mean = _reduction(
-    "Mean", _mean_kernel, _mean_grad, NUMERIC, saves_inputs=(1,),
+    "Mean", _quiet_factory(_mean_kernel), _mean_grad, NUMERIC, saves_inputs=(1,),
     doc="Mean over ``axis``. Integer means truncate toward zero (``mean([-7, 0]) == -3``), as in TF.")
 _MAX, reduce_max = _reduction(
     "Max", _maxmin("Max", "amax"), _min_max_grad, NUMERIC, saves_outputs=True,

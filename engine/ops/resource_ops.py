@@ -135,3 +135,30 @@ for _name, _combine in [("AssignVariableOp", None), ("AssignAddVariableOp", np.a
                         ("AssignSubVariableOp", np.subtract)]:
     register_op(_name, kernel=_assign_kernel(_combine), infer=lambda ic: [], num_outputs=0, stateful=True,
                 doc="Writes a variable (replacing its buffer, so earlier reads stay valid).")
+
+
+# --- sliced assignment: ``v[1:3].assign(...)`` ----------------------------------------------------
+def _strided_slice_assign_kernel(xp):
+    def k(handle, begin, end, strides, value, dtype=None, **attrs):
+        from .slicing import _kernel_index
+        current = _read_kernel(xp)(handle)
+        current = xp.asarray(current)
+        index = _kernel_index(current.shape, begin, end, strides, attrs)
+        target = current[index]
+        try:   # the value broadcasts against the slice, as in TF 2.21 (v[1:3].assign([5.]))
+            value = xp.broadcast_to(value, target.shape)
+        except ValueError:
+            raise InvalidArgumentError(
+                None, None, f"sliced l-value shape [{','.join(str(d) for d in target.shape)}] does not match "
+                            f"r-value shape [{','.join(str(d) for d in xp.shape(value))}] (and cannot be broadcast "
+                            f"to it) [Op:ResourceStridedSliceAssign]") from None
+        new = current.copy()
+        new[index] = value
+        handle._value = _freeze(new)
+        return ()
+    return k
+
+
+_STRIDED_SLICE_ASSIGN = register_op(
+    "ResourceStridedSliceAssign", kernel=_strided_slice_assign_kernel, infer=lambda ic: [], num_outputs=0,
+    stateful=True, doc="``v[begin:end:strides] = value`` on a variable (the op behind ``v[1:3].assign(...)``).")

@@ -387,7 +387,9 @@ def test_python_values_adopt_the_tensor_dtype():
     assert tf.add(tf.constant([1], tf.int8), 3).dtype == tf.int8
     assert tf.pow(2, x).numpy().tolist() == [2.0, 4.0]
     with pytest.raises(TypeError):
-        tf.add(tf.constant([1]), 2.5)              # 2.5 cannot become int32
+        tf.multiply(tf.constant([1]), 2.5)         # 2.5 cannot become int32
+    with pytest.raises(tf.errors.InvalidArgumentError):
+        tf.add(tf.constant([1]), 2.5)              # TF 2.21: for AddV2, the op itself refuses the mix
 
 
 def test_add_on_scalars_and_variables():
