@@ -20,7 +20,8 @@ import threading
 
 from ..framework.context import ctx
 
-__all__ = ["floatx", "epsilon", "clear_session", "unique_object_name", "to_snake_case"]
+__all__ = ["floatx", "epsilon", "clear_session", "unique_object_name", "to_snake_case", "set_keras_mask",
+           "get_keras_mask"]
 
 _FLOATX = "float32"
 _EPSILON = 1e-7
@@ -125,3 +126,51 @@ def symbolic_trace():
         yield
     finally:
         _local.symbolic -= 1
+
+
+# --------------------------------------------------------------------------------------
+# Masks: ``tensor._keras_mask``
+# --------------------------------------------------------------------------------------
+# Keras attaches a layer's output mask (a boolean ``(batch, timesteps)`` tensor, True = a real
+# step) to the output tensor itself, as the attribute ``_keras_mask``. The engine's tensors
+# have ``__slots__``, so, as Keras 3 does for such tensors
+# (``keras/src/backend/common/tensor_attributes.py``), the mask is kept in a side table keyed
+# by ``id(tensor)`` and dropped when the tensor is garbage collected. ``KerasTensor`` s take
+# the attribute directly.
+_MASKS = {}
+
+
+def _forget_mask(key):
+    _MASKS.pop(key, None)
+
+
+def set_keras_mask(x, mask):
+    """Attach ``mask`` to tensor ``x`` (``None`` removes it)."""
+    if x is None:
+        return
+    try:
+        object.__setattr__(x, "_keras_mask", mask)
+        return
+    except (AttributeError, TypeError):
+        pass
+    key = id(x)
+    if mask is None:
+        _MASKS.pop(key, None)
+        return
+    if key not in _MASKS:
+        import weakref
+        try:
+            weakref.finalize(x, _forget_mask, key)
+        except TypeError:      # not weak-referenceable: cannot carry a mask safely
+            return
+    _MASKS[key] = mask
+
+
+def get_keras_mask(x):
+    """The mask attached to ``x`` by :func:`set_keras_mask` (or a layer call), else ``None``."""
+    if x is None:
+        return None
+    own = getattr(x, "__dict__", None)
+    if own is not None and own.get("_keras_mask") is not None:
+        return own["_keras_mask"]
+    return _MASKS.get(id(x))

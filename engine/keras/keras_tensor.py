@@ -39,6 +39,7 @@ class KerasTensor:
         self._dtype = dtypes.as_dtype(dtype)
         self.name = name or backend.unique_object_name("keras_tensor")
         self._keras_history = None
+        self._keras_mask = None          # the mask a layer attached to this output (a KerasTensor), if any
 
     @property
     def shape(self):
@@ -111,11 +112,15 @@ def compute_output_spec(call, args, kwargs, name="output_spec"):
     """
     graph = FuncGraph(name)
     with graph.as_default(), backend.symbolic_trace():
-        def placeholder(x):
+        def placeholder(x, with_mask=True):
             if isinstance(x, KerasTensor):
-                return graph.create_op_from_def(get_op("Placeholder"), [],
-                                                {"dtype": x.dtype, "shape": TensorShape(list(x.shape))},
-                                                name=x.name)
+                p = graph.create_op_from_def(get_op("Placeholder"), [],
+                                             {"dtype": x.dtype, "shape": TensorShape(list(x.shape))},
+                                             name=x.name)
+                mask = getattr(x, "_keras_mask", None)
+                if with_mask and isinstance(mask, KerasTensor):   # the input's mask rides along (Keras masks)
+                    backend.set_keras_mask(p, placeholder(mask, with_mask=False))
+                return p
             return x
         symbolic_args, symbolic_kwargs = nest.map_structure(placeholder, (tuple(args), dict(kwargs)))
         outputs = call(*symbolic_args, **symbolic_kwargs)
@@ -125,5 +130,9 @@ def compute_output_spec(call, args, kwargs, name="output_spec"):
             return None
         if t.shape.rank is None:
             raise ValueError(f"{name}: the output {t!r} has an unknown rank, so no KerasTensor can describe it.")
-        return KerasTensor(t.shape.as_list(), t.dtype)
+        kt = KerasTensor(t.shape.as_list(), t.dtype)
+        mask = backend.get_keras_mask(t)
+        if mask is not None and mask.shape.rank is not None:
+            kt._keras_mask = KerasTensor(mask.shape.as_list(), mask.dtype)
+        return kt
     return nest.map_structure(to_keras_tensor, outputs)

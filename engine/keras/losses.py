@@ -119,11 +119,37 @@ def reduce_values(values, sample_weight=None, reduction="sum_over_batch_size"):
     return loss
 
 
-def reduce_weighted_values(values, sample_weight=None, reduction="sum_over_batch_size", dtype=None):
-    """Multiply by ``sample_weight`` (ranks matched), then :func:`reduce_values`."""
+def apply_mask(sample_weight, mask, dtype, reduction):
+    """Fold a mask (True = keep) into ``sample_weight``, as Keras 3 does.
+
+    For the mean reductions a kept entry weighs ``total / valid`` (the number of
+    entries over the number kept) and a masked one 0, so that the reduction
+    ``sum(loss * w) / total`` becomes the mean over the kept entries only. For
+    ``"sum"`` (and metrics) the mask is simply a 0/1 weight.
+    """
+    if mask is None:
+        return sample_weight
+    if reduction in ("mean", "sum_over_batch_size"):
+        total = math_ops.cast(reduction_ops.reduce_prod(array_ops.shape(mask)), dtype)
+        valid = reduction_ops.reduce_sum(math_ops.cast(mask, dtype))
+        mask_weight = math_ops.divide_no_nan(total, valid)
+        float_mask = math_ops.multiply(math_ops.cast(mask, dtype), mask_weight)   # Keras: where(mask, w, 0)
+    else:
+        float_mask = math_ops.cast(mask, dtype)
+    if sample_weight is not None:
+        sample_weight = _tensor(sample_weight, dtype)
+        float_mask, sample_weight = squeeze_or_expand_to_same_rank(float_mask, sample_weight)
+        return math_ops.multiply(sample_weight, float_mask)
+    return float_mask
+
+
+def reduce_weighted_values(values, sample_weight=None, reduction="sum_over_batch_size", dtype=None, mask=None):
+    """Fold ``mask`` into ``sample_weight`` (:func:`apply_mask`), multiply (ranks matched), then
+    :func:`reduce_values`."""
     reduction = standardize_reduction(reduction)
     dtype = dtype or values.dtype
     values = _tensor(values, dtype)
+    sample_weight = apply_mask(sample_weight, mask, dtype, reduction)
     if sample_weight is not None:
         sample_weight = _tensor(sample_weight, dtype)
         values, sample_weight = squeeze_or_expand_to_same_rank(values, sample_weight)
@@ -268,12 +294,18 @@ class Loss:
         return self._dtype.name
 
     def __call__(self, y_true, y_pred, sample_weight=None):
+        in_mask = backend.get_keras_mask(y_pred)     # Keras 3: a mask on the predictions weights the loss
         with name_scope(self.name):
             y_pred = _tensor(y_pred, self._dtype)
             y_true = _tensor(y_true, self._dtype)
             losses = self.call(y_true, y_pred)
+            out_mask = backend.get_keras_mask(losses)
+            if in_mask is not None and out_mask is not None:
+                mask = math_ops.logical_and(in_mask, out_mask)
+            else:
+                mask = in_mask if in_mask is not None else out_mask
             return reduce_weighted_values(losses, sample_weight=sample_weight, reduction=self.reduction,
-                                          dtype=self._dtype)
+                                          dtype=self._dtype, mask=mask)
 
     def call(self, y_true, y_pred):
         raise NotImplementedError

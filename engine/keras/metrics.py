@@ -156,7 +156,9 @@ class MeanMetricWrapper(Mean):
         self._fn_kwargs = kwargs
 
     def update_state(self, y_true, y_pred, sample_weight=None):
+        mask = backend.get_keras_mask(y_pred)     # Keras 3: masked predictions do not count
         values = self._fn(y_true, y_pred, **self._fn_kwargs)
+        sample_weight = losses_module.apply_mask(sample_weight, mask, self._dtype, "sum")
         return super().update_state(values, sample_weight=sample_weight)
 
 

@@ -68,3 +68,8 @@ class Softmax(Layer):
 
     def call(self, inputs):
         return activations.softmax(inputs, axis=self.axis)
+
+
+# These layers pass an input mask on unchanged (Keras: ``supports_masking = True``).
+for _cls in (Activation, ReLU, LeakyReLU):
+    _cls._masks_by_default = True

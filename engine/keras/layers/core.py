@@ -6,18 +6,27 @@ dimension) and ``bias`` of shape ``(units,)``. Inputs of rank > 2 are multiplied
 along their last axis (``tensordot``), as Keras does.
 
 ``Embedding(input_dim, output_dim)``: a lookup table; integer ids pick rows of
-``embeddings`` (``tf.gather``), so only the rows used receive gradient.
+``embeddings`` (``tf.gather``), so only the rows used receive gradient. With
+``mask_zero=True`` the id 0 is padding: ``compute_mask(ids)`` is ``ids != 0``,
+and the output carries that mask to the next layers (an LSTM skips the padded
+steps, a ``GlobalAveragePooling1D`` leaves them out of the mean).
+
+``Masking(mask_value=0.0)``: the steps of ``(batch, steps, features)`` whose
+features all equal ``mask_value`` are masked (and their outputs set to 0).
 """
-from ...ops import array_ops, linalg_ops, math_ops, nn_ops
+from ...ops import array_ops, linalg_ops, math_ops, nn_ops, reduction_ops
 from ...framework import dtypes
-from .. import activations, initializers, regularizers
+from ...framework.tensor import convert_to_tensor
+from .. import activations, backend, initializers, regularizers
 from .layer import Layer
 
-__all__ = ["Dense", "Embedding"]
+__all__ = ["Dense", "Embedding", "Masking"]
 
 
 class Dense(Layer):
-    """A densely connected layer: ``activation(dot(inputs, kernel) + bias)``."""
+    """A densely connected layer: ``activation(dot(inputs, kernel) + bias)``. Passes an input mask on."""
+
+    _masks_by_default = True
 
     def __init__(self, units, activation=None, use_bias=True, kernel_initializer="glorot_uniform",
                  bias_initializer="zeros", kernel_regularizer=None, bias_regularizer=None,
@@ -91,5 +100,39 @@ class Embedding(Layer):
             inputs = math_ops.cast(inputs, dtypes.int32)
         return array_ops.gather(self.embeddings, inputs)
 
+    def compute_mask(self, inputs, mask=None):
+        """``inputs != 0`` with ``mask_zero=True`` (the padding id), else ``None``."""
+        if not self.mask_zero:
+            return None
+        return math_ops.not_equal(inputs, array_ops.zeros_like(inputs) if hasattr(inputs, "dtype") else 0)
+
     def get_config(self):
         return dict(super().get_config(), input_dim=self.input_dim, output_dim=self.output_dim)
+
+
+class Masking(Layer):
+    """Mask the time steps whose features all equal ``mask_value``; their outputs become 0.
+
+    ``compute_mask(x)`` is ``reduce_any(x != mask_value, axis=-1)``; the output carries it.
+    """
+
+    def __init__(self, mask_value=0.0, **kwargs):
+        super().__init__(**kwargs)
+        self.mask_value = mask_value
+        self.built = True
+
+    def _keep(self, inputs, keepdims):
+        value = math_ops.cast(convert_to_tensor(self.mask_value), inputs.dtype)
+        return reduction_ops.reduce_any(math_ops.not_equal(inputs, value), axis=-1, keepdims=keepdims)
+
+    def compute_mask(self, inputs, mask=None):
+        return self._keep(inputs, keepdims=False)
+
+    def call(self, inputs):
+        keep = self._keep(inputs, keepdims=True)
+        outputs = array_ops.where(keep, inputs, array_ops.zeros_like(inputs))
+        backend.set_keras_mask(outputs, array_ops.squeeze(keep, [-1]))
+        return outputs
+
+    def get_config(self):
+        return dict(super().get_config(), mask_value=self.mask_value)

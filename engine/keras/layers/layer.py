@@ -32,6 +32,17 @@ A layer is a ``tf.Module`` with four extra habits:
   them in itself and all its sub-layers first. While a layer is only traced for
   its output shapes (the functional API), ``add_loss`` records nothing.
 
+* **Masks.** A layer may produce a *mask* for its output (``compute_mask``:
+  ``Embedding(mask_zero=True)``, ``Masking``), a boolean ``(batch, timesteps)``
+  tensor that says which steps are real. As in Keras 3, the mask travels
+  *attached to the output tensor* (``backend.get_keras_mask(t)``, Keras'
+  ``t._keras_mask``): ``__call__`` passes the first input's mask to ``call`` when
+  ``call`` has a ``mask`` argument (and it was not given explicitly), and, for a
+  layer that ``supports_masking``, attaches ``compute_mask(inputs, mask)`` to the
+  outputs (by default the input mask, unchanged). A layer that does not support
+  masking drops the mask with a warning. ``supports_masking`` is true when a
+  layer overrides ``compute_mask`` or sets it (``Dense``, ``Dropout``, the RNNs...).
+
 Called on a ``KerasTensor`` (the functional API), a layer computes nothing: it
 builds itself and returns KerasTensors describing its output (see
 ``engine/keras/keras_tensor.py``).
@@ -39,6 +50,7 @@ builds itself and returns KerasTensors describing its output (see
 import functools
 import inspect
 import math
+import warnings
 
 import numpy as np
 
@@ -155,6 +167,7 @@ class Layer(Module):
             self._batch_input_shape = None
         parameters = inspect.signature(self.call).parameters
         self._call_has_training_arg = "training" in parameters
+        self._call_has_mask_arg = "mask" in parameters
         default = parameters["training"].default if self._call_has_training_arg else None
         self._default_training = None if default is inspect.Parameter.empty else default
 
@@ -342,6 +355,52 @@ class Layer(Module):
                 loss = math_ops.divide_no_nan(loss, batch)
             self.add_loss(loss)
 
+    # --- masking ---------------------------------------------------------------------------
+    _masks_by_default = False      # a layer class that passes masks through sets this to True
+
+    @property
+    def supports_masking(self):
+        """Whether the outputs get a mask (``compute_mask``) after each call; see the module docstring."""
+        value = self.__dict__.get("_supports_masking")
+        if value is None:
+            return type(self)._masks_by_default or type(self).compute_mask is not Layer.compute_mask
+        return value
+
+    @supports_masking.setter
+    def supports_masking(self, value):
+        object.__setattr__(self, "_supports_masking", bool(value))
+
+    def compute_mask(self, inputs, previous_mask):
+        """The output mask, given the inputs and the mask of the first input: by default that mask."""
+        return previous_mask
+
+    def _call_with_masks(self, args, kwargs):
+        """``self.call`` with the input mask passed in and the output mask attached (Keras 3's ``__call__``)."""
+        first = args[0]
+        tensor_args = [a for a in list(args) + list(kwargs.values())
+                       if any(isinstance(x, Tensor) for x in nest.flatten(a))]
+        if self._call_has_mask_arg and kwargs.get("mask") is None and len(tensor_args) == 1:
+            mask = _masks_of(first)
+            if mask is not None:
+                kwargs = dict(kwargs, mask=mask)
+        previous_mask = kwargs.get("mask")
+        if previous_mask is None:
+            previous_mask = _masks_of(first)
+        outputs = self.call(*args, **kwargs)
+        if self.supports_masking:
+            flat_outputs = [t for t in nest.flatten(outputs) if isinstance(t, Tensor)]
+            if flat_outputs and not all(backend.get_keras_mask(t) is not None for t in flat_outputs):
+                output_masks = self.compute_mask(first, previous_mask)
+                if output_masks is not None:
+                    for tensor, mask in zip(nest.flatten(outputs), nest.flatten(output_masks)):
+                        if mask is not None and backend.get_keras_mask(tensor) is None:
+                            backend.set_keras_mask(tensor, mask)
+        elif previous_mask is not None and not backend.in_symbolic_trace():
+            warnings.warn(f"Layer '{self.name}' (of type {type(self).__name__}) was passed an input with a mask "
+                          f"attached to it. However, this layer does not support masking and will therefore "
+                          f"destroy the mask information. Downstream layers will not see the mask.")
+        return outputs
+
     # --- building -------------------------------------------------------------------------
     def build(self, input_shape):
         """Create the weights, given the input shape (a tuple; ``None`` for unknown dims). Override it."""
@@ -382,7 +441,7 @@ class Layer(Module):
         if backend.current_call_depth() == 0:
             self._clear_losses()       # the outermost call: the losses of the previous call are stale
         with name_scope(self.name), backend.call_context(training):
-            outputs = self.call(*args, **kwargs)
+            outputs = self._call_with_masks(args, kwargs)
             if self.activity_regularizer is not None:
                 self._add_activity_regularization(outputs)
         if self._output_shape is None:
@@ -396,7 +455,9 @@ class Layer(Module):
                                          and not _is_variable(x)):
             x = convert_to_tensor(np.asarray(x))
         if isinstance(x, Tensor) and self.autocast and x.dtype.is_floating and x.dtype != self._dtype:
+            mask = backend.get_keras_mask(x)
             x = math_ops.cast(x, self._dtype)
+            backend.set_keras_mask(x, mask)     # the mask survives the cast, as in Keras
         return x
 
     def _symbolic_call(self, args, kwargs, training):
@@ -408,7 +469,7 @@ class Layer(Module):
 
         def traced_call(*a, **kw):
             with name_scope(self.name), backend.call_context(training):
-                return self.call(*a, **kw)
+                return self._call_with_masks(a, kw)
         outputs = compute_output_spec(traced_call, args, call_kwargs, name=f"{self.name}_output_spec")
         Node(self, args, kwargs, outputs)
         self._output_shape = nest.map_structure(lambda t: None if t is None else t.shape, outputs)
@@ -458,6 +519,14 @@ class Layer(Module):
 
     def __repr__(self):
         return f"<{type(self).__name__} name={self.name}, built={self.built}>"
+
+
+def _masks_of(x):
+    """The mask attached to ``x`` (a tensor), or the list of masks of a list of tensors (None if none)."""
+    if isinstance(x, (list, tuple)):
+        masks = [backend.get_keras_mask(t) for t in x]
+        return masks if any(m is not None for m in masks) else None
+    return backend.get_keras_mask(x)
 
 
 def _bound_arguments(init, layer, args, kwargs):

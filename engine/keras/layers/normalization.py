@@ -189,3 +189,8 @@ class LayerNormalization(Layer):
     def get_config(self):
         return dict(super().get_config(), axis=self.axis, epsilon=self.epsilon, center=self.center,
                     scale=self.scale)
+
+
+# These layers pass an input mask on unchanged (Keras: ``supports_masking = True``).
+BatchNormalization._masks_by_default = True
+LayerNormalization._masks_by_default = True

@@ -9,7 +9,7 @@ The global poolings reduce every spatial position at once: ``(batch, h, w, c)``
 ``(batch, steps, c)`` -> ``(batch, c)`` (the ``1D`` ones); ``keepdims=True``
 keeps the reduced axes with size 1.
 """
-from ...ops import array_ops, nn_ops, reduction_ops
+from ...ops import array_ops, math_ops, nn_ops, reduction_ops
 from .convolutional import _data_format, _padding, _pair, _single
 from .layer import Layer
 
@@ -122,7 +122,23 @@ class GlobalMaxPooling1D(_GlobalPooling):
 
 
 class GlobalAveragePooling1D(_GlobalPooling):
-    """The mean over the steps: ``(batch, steps, c)`` -> ``(batch, c)`` (the engine ignores masks)."""
+    """The mean over the steps: ``(batch, steps, c)`` -> ``(batch, c)``.
+
+    With a mask (``Embedding(mask_zero=True)`` before it) only the unmasked steps
+    are averaged: ``sum(where(mask, x, 0)) / sum(mask)``, as Keras 3. The output
+    has no mask.
+    """
 
     _reduce = staticmethod(reduction_ops.reduce_mean)
     _axes = (1,)
+
+    def call(self, inputs, mask=None):
+        if mask is None:
+            return super().call(inputs)
+        keep = array_ops.expand_dims(math_ops.cast(mask, "bool"), 2)
+        inputs = array_ops.where(keep, inputs, array_ops.zeros_like(inputs))
+        counts = reduction_ops.reduce_sum(math_ops.cast(keep, inputs.dtype), axis=[1], keepdims=self.keepdims)
+        return reduction_ops.reduce_sum(inputs, axis=[1], keepdims=self.keepdims) / counts
+
+    def compute_mask(self, inputs, mask=None):
+        return None

@@ -45,12 +45,23 @@ fused cuDNN kernel). The engine picks by what it knows about the time axis:
   ``engine/ops/control_flow_ops.py``). A zero-length sequence returns zeros
   for the last output, as Keras does.
 
-``unroll`` is accepted and ignored. Not implemented: masking, ``stateful=True``,
+**Masking.** With a mask (``Embedding(mask_zero=True)`` or ``Masking`` before
+the layer, or ``layer(x, mask=m)``; ``m`` is boolean ``(batch, timesteps)``),
+a masked step leaves the states unchanged and its output repeats the previous
+step's output (zeros before the first real step); with
+``zero_output_for_mask=True`` (which ``Bidirectional`` sets when it returns
+sequences) a masked step outputs zeros. Both loops do it the same way, with
+``tf.where(mask_t, new, old)`` per step, as Keras' TF backend does. The output
+sequence keeps the mask (``return_sequences=True``); the last output has none.
+
+``unroll`` is accepted and ignored. Not implemented: ``stateful=True``,
 and ``dropout``/``recurrent_dropout`` other than 0.
 """
+from ...framework import dtypes
 from ...framework.tensor import Tensor, constant, convert_to_tensor
 from ...ops import array_ops, control_flow_ops, linalg_ops, math_ops
 from ...ops.tensor_array_ops import TensorArray
+from ...util import nest
 from .. import activations, initializers, regularizers
 from .layer import Layer
 
@@ -267,6 +278,7 @@ class RNN(Layer):
         self.go_backwards = go_backwards
         self.stateful = False
         self.unroll = unroll
+        self.zero_output_for_mask = zero_output_for_mask
 
     @property
     def _state_sizes(self):
@@ -303,34 +315,63 @@ class RNN(Layer):
             out.append(s)
         return out
 
-    def call(self, sequences, initial_state=None, training=None):
+    _masks_by_default = True
+
+    def call(self, sequences, initial_state=None, mask=None, training=None):
         states = self._initial_states(sequences, initial_state)
+        if mask is not None:
+            mask = nest.flatten(mask)[0]
+            if mask.dtype != dtypes.bool:
+                mask = math_ops.cast(mask, dtypes.bool)
         if sequences.shape[1] is None:
-            result, states = self._while_loop(sequences, states, training)
+            result, states = self._while_loop(sequences, states, training, mask)
         else:
-            result, states = self._unrolled(sequences, states, training)
+            result, states = self._unrolled(sequences, states, training, mask)
         if self.return_state:
             return [result] + states
         return result
+
+    def compute_mask(self, inputs, mask):
+        """The input mask for the output sequence (``return_sequences``), else none; states have none."""
+        mask = nest.flatten(mask)[0] if mask is not None else None
+        output_mask = mask if self.return_sequences else None
+        if self.return_state:
+            return [output_mask] + [None] * len(self._state_sizes)
+        return output_mask
+
+    def _masked(self, mask_t, output, prev_output, new_states, states):
+        """Keras' masked step: where the step is masked, keep the old states and the previous (or zero) output."""
+        keep = array_ops.expand_dims(mask_t, -1)
+        fallback = array_ops.zeros_like(output) if (self.zero_output_for_mask or prev_output is None) \
+            else prev_output
+        output = array_ops.where(keep, output, fallback)
+        states = [array_ops.where(keep, new, old) for new, old in zip(new_states, states)]
+        return output, states
 
     def _step(self, x_t, states, training):
         output, states = self.cell.call(x_t, states) if not _takes_training(self.cell) else \
             self.cell.call(x_t, states, training=training)
         return output, list(states) if isinstance(states, (list, tuple)) else [states]
 
-    def _unrolled(self, sequences, states, training):
+    def _unrolled(self, sequences, states, training, mask=None):
         """The static loop: one copy of the step per (known) timestep."""
         steps = array_ops.unstack(sequences, num=sequences.shape[1], axis=1)
+        masks = [None] * len(steps) if mask is None else array_ops.unstack(mask, num=sequences.shape[1], axis=1)
         if self.go_backwards:
-            steps = steps[::-1]
+            steps, masks = steps[::-1], masks[::-1]
         outputs = []
-        for x_t in steps:
-            output, states = self._step(x_t, states, training)
+        for x_t, mask_t in zip(steps, masks):
+            output, new_states = self._step(x_t, states, training)
+            if mask_t is None:
+                states = new_states
+            else:
+                output, states = self._masked(mask_t, output, outputs[-1] if outputs else None, new_states,
+                                              states)
             outputs.append(output)
         result = array_ops.stack(outputs, axis=1) if self.return_sequences else outputs[-1]
         return result, states
 
-    def _while_loop(self, sequences, states, training):
+    def _while_loop(self, sequences, states, training, mask=None):
         """The dynamic loop: ``tf.while_loop`` over an unknown number of timesteps (TensorArrays in and out)."""
         time_major = array_ops.transpose(sequences, [1, 0, 2])
         if self.go_backwards:
@@ -344,12 +385,20 @@ class RNN(Layer):
         last = array_ops.zeros_like(states[0]) if self._state_sizes[0] == out_size else \
             array_ops.zeros(array_ops.stack([array_ops.shape(sequences)[0], out_size]), dtype=sequences.dtype)
         n_states = len(states)
+        mask_ta = None
+        if mask is not None:
+            mask_tm = array_ops.transpose(mask, [1, 0])
+            if self.go_backwards:
+                mask_tm = array_ops.reverse(mask_tm, [0])
+            mask_ta = TensorArray(dtypes.bool, size=num_steps, element_shape=mask_tm.shape[1:]).unstack(mask_tm)
 
         def cond(t, *_):
             return t < num_steps
 
         def body(t, outputs_ta, last, *states):
             output, new_states = self._step(inputs_ta.read(t), list(states), training)
+            if mask_ta is not None:
+                output, new_states = self._masked(mask_ta.read(t), output, last, new_states, list(states))
             return (t + 1, outputs_ta.write(t, output), output) + tuple(new_states)
         loop_vars = (constant(0, dtype="int32"), outputs_ta, last) + tuple(states)
         result = control_flow_ops.while_loop(cond, body, loop_vars)
@@ -381,7 +430,7 @@ class _SimpleRNNBase(RNN):
     """A named RNN layer that builds its own cell from the layer's arguments."""
 
     cell_class = None
-    _layer_args = ("return_sequences", "return_state", "go_backwards", "stateful", "unroll")
+    _layer_args = ("return_sequences", "return_state", "go_backwards", "stateful", "unroll", "zero_output_for_mask")
 
     def __init__(self, units, **kwargs):
         layer_kwargs = {k: kwargs.pop(k) for k in list(kwargs)
@@ -468,6 +517,9 @@ class Bidirectional(Layer):
                                                             go_backwards=not layer.go_backwards))
         else:
             self.backward_layer = backward_layer
+        # As Keras: when returning sequences, masked steps output zeros in both directions.
+        self.forward_layer.zero_output_for_mask = self.forward_layer.return_sequences
+        self.backward_layer.zero_output_for_mask = self.backward_layer.return_sequences
         self.merge_mode = merge_mode
         self.return_sequences = layer.return_sequences
         self.return_state = layer.return_state
@@ -478,13 +530,15 @@ class Bidirectional(Layer):
         self.forward_layer._maybe_build_shape(sequences_shape)
         self.backward_layer._maybe_build_shape(sequences_shape)
 
-    def call(self, sequences, initial_state=None, training=None):
+    _masks_by_default = True
+
+    def call(self, sequences, initial_state=None, mask=None, training=None):
         forward_state = backward_state = None
         if initial_state is not None:
             half = len(initial_state) // 2
             forward_state, backward_state = initial_state[:half], initial_state[half:]
-        y = self.forward_layer.call(sequences, initial_state=forward_state, training=training)
-        y_rev = self.backward_layer.call(sequences, initial_state=backward_state, training=training)
+        y = self.forward_layer.call(sequences, initial_state=forward_state, mask=mask, training=training)
+        y_rev = self.backward_layer.call(sequences, initial_state=backward_state, mask=mask, training=training)
         states = []
         if self.return_state:
             states = list(y[1:]) + list(y_rev[1:])
@@ -504,6 +558,19 @@ class Bidirectional(Layer):
         if self.return_state:
             return (output if isinstance(output, list) else [output]) + states
         return output
+
+    def compute_mask(self, inputs, mask):
+        """As Keras: the input mask for the merged output sequence; none for a last output or the states."""
+        if isinstance(mask, list):
+            mask = mask[0]
+        if self.return_sequences:
+            output_mask = mask if self.merge_mode else [mask, mask]
+        else:
+            output_mask = None if self.merge_mode else [None, None]
+        if self.return_state:
+            n = len(self.forward_layer._state_sizes) * 2
+            output_mask = (output_mask if isinstance(output_mask, list) else [output_mask]) + [None] * n
+        return output_mask
 
     def get_config(self):
         return dict(super().get_config(), merge_mode=self.merge_mode)

@@ -32,3 +32,6 @@ class Dropout(Layer):
 
     def get_config(self):
         return dict(super().get_config(), rate=self.rate, seed=self.seed)
+
+
+Dropout._masks_by_default = True   # passes an input mask on unchanged (Keras: ``supports_masking = True``)

@@ -150,8 +150,12 @@ class Functional(Model):
         from ..saving import functional_from_config
         return functional_from_config(cls, config, custom_objects)
 
-    def call(self, inputs, training=None):
-        """Replay the layer calls on real tensors, deepest nodes first."""
+    def call(self, inputs, training=None, mask=None):
+        """Replay the layer calls on real tensors, deepest nodes first.
+
+        ``mask`` (one per input, optional) is attached to the inputs; masks then
+        travel on the tensors from layer to layer (see ``layers/layer.py``).
+        """
         if isinstance(inputs, dict) and not isinstance(self._inputs_struct, dict):
             # a dict of inputs feeds the ``Input`` layers by name, as in Keras
             names = [t._keras_history.operation.name for t in self._flat_inputs]
@@ -164,6 +168,10 @@ class Functional(Model):
         if len(flat) != len(self._flat_inputs):
             raise ValueError(f"Model '{self.name}' expects {len(self._flat_inputs)} input(s), but it received "
                              f"{len(flat)} input tensors.")
+        if mask is not None:
+            for x, m in zip(flat, nest.flatten(mask) if isinstance(mask, (list, tuple)) else [mask]):
+                if m is not None:
+                    backend.set_keras_mask(x, m)
         values = {id(kt): value for kt, value in zip(self._flat_inputs, flat)}
         for depth in sorted(self._nodes_by_depth, reverse=True):
             for node in self._nodes_by_depth[depth]:

@@ -81,10 +81,13 @@ class Sequential(Model):
         object.__setattr__(self, "_output_tensor", x if isinstance(x, KerasTensor) else None)
         self.built = True
 
-    def call(self, inputs, training=None):
+    def call(self, inputs, training=None, mask=None):
+        """Each layer in turn; a layer whose ``call`` takes ``mask`` gets the previous output's mask."""
         x = inputs
         for layer in self._layers:
-            x = layer(x)
+            kwargs = {"mask": mask} if layer._call_has_mask_arg and mask is not None else {}
+            x = layer(x, **kwargs)
+            mask = backend.get_keras_mask(x) if not isinstance(x, (list, tuple, dict)) else None
         return x
 
     def get_config(self):
