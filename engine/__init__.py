@@ -51,6 +51,7 @@ from .framework.dtypes import variant  # noqa: F401,E402  (tf.variant: the dtype
 from .ops.functional_ops import foldl, foldr, map_fn, scan, vectorized_map  # noqa: F401
 from .ops.script_ops import numpy_function, py_function  # noqa: F401
 from .ops.clip_ops import clip_by_global_norm, clip_by_norm, norm  # noqa: F401
+from .framework.indexed_slices import IndexedSlices  # noqa: F401,E402  (tf.IndexedSlices)
 from .ops import linalg_extras, special_ops  # noqa: F401,E402  (register tf.linalg / tf.math special ops)
 from .ops.bitwise_ops import *  # noqa: F401,F403,E402  (saturate_cast, broadcast_static/dynamic_shape)
 from . import bitwise  # noqa: F401,E402  (tf.bitwise)

@@ -29,8 +29,8 @@ def _jacobian_rows(f, xs):
         seed[i] = 1
         grads = tape.gradient(y, list(xs), output_gradients=array_ops.reshape(constant(seed), y.shape.as_list()))
         for k, g in enumerate(grads):
-            if g is not None:
-                rows[k][i] = np.asarray(g, dtype=np.float64).ravel()
+            if g is not None:   # (a sparse gradient, tf.IndexedSlices, is densified, as TF's checker does)
+                rows[k][i] = np.asarray(convert_to_tensor(g), dtype=np.float64).ravel()
     return rows, y
 
 

@@ -260,7 +260,10 @@ class Variable:
                 tape._variable_accessed(self)
                 tape._record_operation(_READ(), (self,), _NO_ATTRS, (t,))
             return t
-        t = self._read_untracked()
+        if self._graph is not None:
+            raise self._not_in_graph_error()
+        v = self._value   # what _read_untracked() returns, inline (a read per layer per step)
+        t = EagerTensor(v[()] if v.ndim == 0 else v, self._device)
         for watcher in c.variable_watchers:
             watcher.setdefault(self._id, self)
         if c.tapes:
@@ -376,6 +379,27 @@ class Variable:
 
     def assign_sub(self, delta, use_locking=None, name=None, read_value=True):
         """``v -= delta``."""
+        # Fast path: an optimizer's eager update, ``v.assign_sub(lr * grad)``: a NumPy delta of the variable's
+        # dtype and shape, and a buffer no one else can see. This is what the general path below does in that
+        # case (``_prepare`` returns the tensor unchanged, ``_update`` subtracts in place, ``_assigned``
+        # reports the access), with the same checks, spelled out to save three calls.
+        if type(delta) is EagerTensor and self._graph is None and ctx.graph is None:
+            value = self._value
+            d = delta._value
+            if (type(value) is np.ndarray and type(d) is np.ndarray and d.dtype == value.dtype
+                    and d.shape == value.shape and value.ndim and self._device.backend is NUMPY
+                    and self._sole_owner(value)):
+                value.flags.writeable = True
+                try:
+                    np.subtract(value, d, out=value)
+                finally:
+                    value.flags.writeable = False
+                if not read_value:
+                    return None
+                for tape in ctx.tapes:
+                    tape._variable_accessed(self)
+                return self
+            del value   # (the general path's in-place test counts references to the buffer: drop ours)
         t = self._prepare(delta, "assign_sub")
         if ctx.graph is not None:
             return ctx.graph.assign_variable(self, t, "AssignSubVariableOp", read_value)

@@ -78,6 +78,7 @@ import numpy as np
 
 from ..framework.context import ctx
 from ..framework.registry import get_op
+from ..framework.indexed_slices import IndexedSlices
 from ..framework.tensor import Tensor, convert_to_tensor
 from ..util import nest
 from .tape import GradientTape, RecordedOp, UnconnectedGradients
@@ -300,6 +301,8 @@ def _jvp_by_double_vjp(op, in_tangents):
         for k in floats:
             inner.watch(seeds[k])
         vjps = op.input_grads(seeds)
+        # A sparse VJP (gather's IndexedSlices) is densified here, on the inner tape, so it stays differentiable.
+        vjps = [convert_to_tensor(v) if isinstance(v, IndexedSlices) else v for v in vjps]
     pairs = [(v, t) for v, t in zip(vjps, in_tangents) if v is not None and t is not None]
     connected = [(v, t) for v, t in pairs if v._id in inner._watched]
     if len(connected) < len(pairs) and _opaque(op, in_tangents, vjps, inner):

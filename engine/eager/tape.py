@@ -43,6 +43,8 @@ import numpy as np
 from ..framework.backend import NUMPY
 from ..framework.context import ctx
 from ..framework.dtypes import from_numpy, variant as _VARIANT
+from ..framework.indexed_slices import IndexedSlices, aggregate as aggregate_indexed_slices, \
+    densify as densify_indexed_slices
 from ..framework.registry import call_gradient
 from ..framework.tensor import EagerTensor, Tensor
 from ..framework.tensor_shape import TensorShape
@@ -182,18 +184,42 @@ def _materialize(record):
 
     Plain ``(shape, dtype, id)`` tuples become :class:`_Meta` records; the tensor ids
     the backward walk follows are read off the kept tensors and records.
+
+    This runs once per recorded op before every backward walk, so the commonest
+    shapes of record (one or two inputs, one output) are unrolled: no lists to
+    grow and convert, just the two tuples the :class:`RecordedOp` keeps. They
+    hold exactly what the general loop below would build.
     """
     op_def, kept_in, kept_out, attrs = record
-    inputs, input_ids = [], []
-    for x in kept_in:
-        if type(x) is tuple:
-            x = _Meta(x)
-            input_ids.append(x[2])
-        else:
-            input_ids.append(x._id)
-        inputs.append(x)
-    if len(kept_out) == 1 and type(kept_out[0]) is not tuple:   # e.g. Exp, Relu: the output is kept
-        outputs, output_ids = kept_out, (kept_out[0]._id,)
+    if len(kept_out) == 1:
+        (o,) = kept_out
+        if type(o) is tuple:
+            o = _Meta(o)
+            outputs, output_ids = (o,), (o[2],)
+        else:                      # e.g. Exp, Relu: the output is kept (or an already-built _Meta)
+            outputs, output_ids = kept_out, (o._id,)
+        n = len(kept_in)
+        if n == 2:
+            x, y = kept_in
+            if type(x) is tuple:
+                x = _Meta(x)
+                xi = x[2]
+            else:
+                xi = x._id
+            if type(y) is tuple:
+                y = _Meta(y)
+                yi = y[2]
+            else:
+                yi = y._id
+            return RecordedOp(op_def, op_def.name, (x, y), outputs, attrs, (xi, yi), output_ids)
+        if n == 1:
+            (x,) = kept_in
+            if type(x) is tuple:
+                x = _Meta(x)
+                xi = x[2]
+            else:
+                xi = x._id
+            return RecordedOp(op_def, op_def.name, (x,), outputs, attrs, (xi,), output_ids)
     else:
         outputs, output_ids = [], []
         for x in kept_out:
@@ -204,6 +230,14 @@ def _materialize(record):
                 output_ids.append(x._id)
             outputs.append(x)
         outputs, output_ids = tuple(outputs), tuple(output_ids)
+    inputs, input_ids = [], []
+    for x in kept_in:
+        if type(x) is tuple:
+            x = _Meta(x)
+            input_ids.append(x[2])
+        else:
+            input_ids.append(x._id)
+        inputs.append(x)
     return RecordedOp(op_def, op_def.name, tuple(inputs), outputs, attrs, tuple(input_ids), output_ids)
 
 
@@ -331,8 +365,17 @@ class GradientTape:
         keep = op_def.saves_inputs
         kept_in = tuple(inputs) if keep is True else _shape_only(inputs) if keep is False else _keep(inputs, keep)
         keep = op_def.saves_outputs
-        kept_out = tuple(outputs) if keep is True else _shape_only(outputs) if keep is False else \
-            _keep(outputs, keep)
+        if keep is False and len(outputs) == 1:
+            # Fast path: ``_shape_only(outputs)`` for the usual single output, inline (one call less per
+            # recorded op). A symbolic output (no ``_value``) takes the general path, as there.
+            try:
+                v = o._value   # (``o``: the only output, from the loop above)
+                kept_out = ((v.shape, v.dtype, o._id),)
+            except AttributeError:
+                kept_out = _shape_only(outputs)
+        else:
+            kept_out = tuple(outputs) if keep is True else _shape_only(outputs) if keep is False else \
+                _keep(outputs, keep)
         self._records.append((op_def, kept_in, kept_out, attrs))
 
     def _record_custom(self, op_type, inputs, outputs, backward):
@@ -767,11 +810,46 @@ def _filled_like(x, fill):
     """
     if ctx.graph is None and type(x) is EagerTensor and x._device.backend is NUMPY:
         v = x._value
+        if isinstance(v, np.floating):
+            # Fast path: a rank-0 float value is stored as a NumPy scalar (a scalar loss: the usual seed).
+            # Its own type builds the scalar ``np.ones_like(v)[()]`` returns (same dtype, same value),
+            # without making an array first.
+            return EagerTensor(type(v)(fill), x._device)
+        if type(v) is np.ndarray and v.ndim and v.flags.c_contiguous:
+            # Fast path: for a C-ordered array, ``np.ones``/``np.zeros`` (one C call) build exactly what
+            # ``np.ones_like``/``np.zeros_like`` (Python functions: an empty array, then a fill) build:
+            # same shape, dtype, values and memory order.
+            return EagerTensor((np.ones if fill else np.zeros)(v.shape, v.dtype), x._device)
         return EagerTensor((np.ones_like(v) if fill else np.zeros_like(v))[()], x._device)
     array_ops = _ops().array_ops
     if isinstance(x, Tensor):
         return array_ops.ones_like(x) if fill else array_ops.zeros_like(x)
     return (array_ops.ones if fill else array_ops.zeros)(x.shape.as_list(), dtype=x.dtype)
+
+
+# --- sparse gradients (tf.IndexedSlices) -----------------------------------------------------------
+# The gradient of tf.gather w.r.t. its params is an IndexedSlices (engine/framework/indexed_slices.py).
+# The walk keeps it sparse where TF does: contributions that are all IndexedSlices are concatenated;
+# a dense one among them makes the sum dense (_aggregate). A gradient function receives the dense
+# tensor (TF's gradient functions convert it the first time they use it as an op input), except the
+# pass-through ops below, whose gradient forwards it unchanged (reading a variable, identity), as in TF.
+_SPARSE_PASS_THROUGH = frozenset({"ReadVariableOp", "Identity"})
+
+
+def _aggregate(parts):
+    """The sum of several gradient contributions for one tensor (``add_n``, or sparse-aware)."""
+    for p in parts:
+        if type(p) is IndexedSlices:   # the walk runs newest-first; TF concatenates in recording order
+            return aggregate_indexed_slices(parts[::-1])
+    return _ops().math_ops.add_n(parts)
+
+
+def _sparse_into(e, out_grads):
+    """``out_grads`` as op ``e``'s gradient function receives them: IndexedSlices densified, except where
+    ``e`` passes them through unchanged. (TF also keeps them sparse through ``Cast``; the engine densifies.)"""
+    if e.backward is None and e.type in _SPARSE_PASS_THROUGH:
+        return out_grads
+    return [densify_indexed_slices(g) if type(g) is IndexedSlices else g for g in out_grads]
 
 
 def imperative_grad(entries, targets, sources, seeds=None,
@@ -780,8 +858,12 @@ def imperative_grad(entries, targets, sources, seeds=None,
 
     ``seeds[i]`` is the gradient flowing into ``targets[i]`` (default: ones, which
     is how a non-scalar target gets summed).
+
+    This loop runs once per recorded op, so its commonest cases are spelled out
+    where a general helper would cost a function call (marked "fast path" below);
+    each does exactly what the general code does for that case.
     """
-    source_ids = [_source_id(s) for s in sources]
+    source_ids = [s._id for s in sources]
 
     # 1. Keep only ops on a path from some source: forward reachability.
     reach = set(source_ids)
@@ -806,7 +888,7 @@ def imperative_grad(entries, targets, sources, seeds=None,
         if not parts:
             return None
         if len(parts) > 1:
-            parts[:] = [_ops().math_ops.add_n(parts)]
+            parts[:] = [_aggregate(parts)]
         return parts[0]
 
     # 3. Walk newest-first: every consumer of a tensor was recorded after its producer,
@@ -818,6 +900,8 @@ def imperative_grad(entries, targets, sources, seeds=None,
             if not parts:
                 continue
             out_grads = [parts[0] if len(parts) == 1 else total(output_ids[0])]
+            if type(out_grads[0]) is IndexedSlices:   # sparse gradients: see _sparse_into
+                out_grads = _sparse_into(e, out_grads)
         else:
             out_grads = [total(o) for o in output_ids]
             if all(g is None for g in out_grads):
@@ -825,13 +909,47 @@ def imperative_grad(entries, targets, sources, seeds=None,
             for k, g in enumerate(out_grads):
                 if g is None:  # unused output of a multi-output op: zeros
                     out_grads[k] = _filled_like(e.outputs[k], 0)
+            out_grads = _sparse_into(e, out_grads)
         input_ids = e.input_ids
-        e.skip_input_indices = tuple([i for i, tid in enumerate(input_ids) if tid not in reach])
-        # what e.input_grads(out_grads) does, one call less
-        grads = e.input_grads(out_grads) if e.backward is not None else call_gradient(e, e.op_def.grad, out_grads)
-        for tid, x, g in zip(input_ids, e.inputs, grads):
-            if g is None or not _carries_gradient(x):
-                continue  # no gradient flows into integer or boolean values (variants: TensorLists)
+        inputs = e.inputs
+        # Inputs that need no gradient (not reached from a source). Fast path: with one or two
+        # inputs, the usual "all reached" answer () is found with one or two set lookups.
+        if len(input_ids) == 2:
+            i0, i1 = input_ids
+            e.skip_input_indices = (() if i1 in reach else (1,)) if i0 in reach else \
+                ((0,) if i1 in reach else (0, 1))
+        elif len(input_ids) == 1:
+            e.skip_input_indices = () if input_ids[0] in reach else (0,)
+        else:
+            e.skip_input_indices = tuple([i for i, tid in enumerate(input_ids) if tid not in reach])
+        if e.backward is not None:
+            grads = e.input_grads(out_grads)
+        else:
+            # Fast path: ``call_gradient(e, e.op_def.grad, out_grads)`` for a registry op, inline. The
+            # usual answer of a gradient function, one gradient per input as a tuple or list (a lone
+            # gradient for a one-input op), is used as it is; any other answer goes to
+            # ``call_gradient``'s checks by calling it.
+            grads = e.op_def.grad(e, *out_grads)
+            kind = type(grads)
+            if kind is tuple or kind is list:
+                if len(grads) != len(inputs):
+                    grads = call_gradient(e, lambda op, *g: grads, out_grads)   # its error message
+            elif len(inputs) == 1 and grads is not None and not isinstance(grads, (list, tuple)):
+                grads = (grads,)
+            else:
+                grads = call_gradient(e, lambda op, *g: grads, out_grads)
+        for tid, x, g in zip(input_ids, inputs, grads):
+            if g is None:
+                continue
+            # Fast path of ``_carries_gradient(x)`` for float records and eager float tensors (the
+            # usual case); anything else asks the function itself.
+            kind = type(x)
+            if kind is _Meta:
+                if getattr(x[1], "kind", None) != "f" and not _carries_gradient(x):
+                    continue   # no gradient flows into integer or boolean values (variants: TensorLists)
+            elif not (kind is EagerTensor and getattr(x._value.dtype, "kind", None) == "f") \
+                    and not _carries_gradient(x):
+                continue
             parts = pending.get(tid)
             if parts is None:
                 pending[tid] = [g]

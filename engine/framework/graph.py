@@ -103,11 +103,23 @@ class SymbolicTensor(Tensor):
                         f"rather than `len(x)` for shape information.")
 
     def __iter__(self):
-        shape = self._shape
-        if shape.rank is None or shape[0] is None:
-            raise TypeError(f"Iterating over a symbolic tf.Tensor ({self.name}) of unknown length is not allowed.")
-        for i in range(shape[0]):
-            yield self[i]
+        """Refuse, as TF 2.21 does: a symbolic tensor's elements do not exist while the graph is built.
+
+        TF raises ``OperatorNotAllowedInGraphError`` in a TF1 graph and inside
+        ``tf.function(autograph=False)``, even when the length is static (so ``a, b = x``
+        and ``list(x)`` fail too). With AutoGraph on, a ``for x in tensor`` statement
+        becomes a ``tf.while_loop`` (``autograph.operators.for_stmt``) and never calls
+        this; comprehensions and unpacking still land here. Engine code that needs the
+        pieces of a tensor of known length uses ``tf.unstack`` instead.
+        """
+        from .errors import OperatorNotAllowedInGraphError
+        raise OperatorNotAllowedInGraphError(
+            "Iterating over a symbolic `tf.Tensor` is not allowed. You can attempt the following resolutions to "
+            "the problem: If you are running in Graph mode, use Eager execution mode or decorate this function "
+            "with @tf.function. If you are using AutoGraph, you can try decorating this function with "
+            "@tf.function. If that does not work, then you may be using an unsupported feature or your source "
+            "code may not be visible to AutoGraph. (Engine: use `tf.unstack(x)` to split a tensor of known "
+            f"length; tensor: {self.name}.)")
 
     def __index__(self):
         raise TypeError(f"A symbolic tensor ({self.name}) cannot be used as a Python index.")

@@ -24,7 +24,8 @@ from ..framework import dtypes
 from ..framework.context import ctx
 from ..framework.errors import InvalidArgumentError
 from ..framework.registry import register_op
-from ..framework.tensor import EagerTensor, Tensor, convert_to_tensor
+from ..framework.indexed_slices import IndexedSlices
+from ..framework.tensor import EagerTensor, Tensor, constant as _constant, convert_to_tensor
 from ..framework.tensor_shape import Dimension, TensorShape
 from . import _shapes
 from . import _dispatch, math_ops, reduction_ops  # noqa: E402  (used at call time)
@@ -1319,10 +1320,15 @@ def _batch_coordinates(batch, inner, dtype):
 
 
 def _gather_grad(op, grad):
-    """Scatter-add the gradient rows back to the rows they were gathered from (dense, via ScatterNd).
+    """Scatter-add the gradient rows back to the rows they were gathered from.
 
-    TF returns an ``IndexedSlices`` here; the engine has no sparse gradients, so it
-    returns the equivalent dense tensor.
+    Eagerly, for ``axis=0`` and ``batch_dims=0`` (what ``tf.gather(params, ids)`` and
+    ``tf.nn.embedding_lookup`` do), the gradient is a ``tf.IndexedSlices`` as in TF:
+    ``values`` = the incoming gradient reshaped to ``[len(ids)] + params.shape[1:]``,
+    ``indices`` = the flattened ids, ``dense_shape`` = ``params``' shape (int32). Nothing
+    is scattered until someone densifies it (see ``engine/framework/indexed_slices.py``).
+    Otherwise (another axis, batch dims, or inside a graph / ``tf.function``, where the
+    engine's graph gradients stay dense) the dense equivalent is built with ScatterNd.
     """
     cast = math_ops.cast
     params, indices, axis_t = op.inputs
@@ -1332,6 +1338,10 @@ def _gather_grad(op, grad):
     r = p.rank
     axis = known_value(axis_t)
     b = op.attrs.get("batch_dims", 0)
+    if ctx.graph is None and b == 0 and axis is not None and r and int(axis) % r == 0 and p.is_fully_defined():
+        dims = p.as_list()
+        values = reshape(grad, [-1] + dims[1:])
+        return IndexedSlices(values, reshape(indices, [-1]), _constant(dims, dtype=dtypes.int32)), None, None
     if axis is None or r is None or idx_shape.rank is None:
         if b:
             raise NotImplementedError("The gradient of gather with batch_dims needs a known axis and known ranks.")
@@ -1398,8 +1408,9 @@ def gather(params, indices, validate_indices=None, axis=None, batch_dims=0, name
     ``batch_dims`` (``axis=None`` means ``axis=batch_dims``).
 
     Out-of-range indices raise ``InvalidArgumentError`` (TF's CPU behaviour; TF on
-    GPU silently writes zeros). The gradient for ``params`` is a dense tensor,
-    where TF returns ``tf.IndexedSlices``; values are the same.
+    GPU silently writes zeros). Eagerly, the gradient for ``params`` (``axis=0``) is a
+    ``tf.IndexedSlices``, as in TF; in graphs and ``tf.function`` it is the equivalent
+    dense tensor.
     """
     p = to_tensor(params)
     idx = to_tensor(indices)

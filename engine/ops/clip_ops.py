@@ -2,9 +2,15 @@
 
 All of them are composed from registered ops (square, reduce_sum, sqrt, maximum...), so
 their gradients come from those ops' gradients: no new registry entries.
+
+``clip_by_norm``, ``global_norm`` and ``clip_by_global_norm`` accept ``tf.IndexedSlices``
+(the gradients of ``tf.gather``) as TF does: the norm is taken over the slices' ``values``
+(so a row gathered twice counts as two rows, not as their sum) and the result is an
+``IndexedSlices`` with scaled values and the same indices.
 """
 import numpy as np
 
+from ..framework.indexed_slices import IndexedSlices
 from ..framework.tensor import convert_to_tensor
 from . import math_ops, reduction_ops
 
@@ -26,6 +32,8 @@ def norm(tensor, ord="euclidean", axis=None, keepdims=None, name=None):  # noqa:
 
 def clip_by_norm(t, clip_norm, axes=None, name=None):
     """Scale ``t`` so its L2 norm (over ``axes``) is at most ``clip_norm``: ``t * clip_norm / max(norm, clip_norm)``."""
+    if isinstance(t, IndexedSlices):   # TF: clip the values, keep the rows
+        return IndexedSlices(clip_by_norm(t.values, clip_norm, axes), t.indices, t.dense_shape)
     t = convert_to_tensor(t)
     clip_norm = math_ops.cast(clip_norm, t.dtype)
     l2 = math_ops.sqrt(reduction_ops.reduce_sum(math_ops.square(t), axes, keepdims=True))
@@ -34,7 +42,7 @@ def clip_by_norm(t, clip_norm, axes=None, name=None):
 
 def global_norm(t_list, name=None):
     """The L2 norm of all tensors of ``t_list`` taken together (``None`` entries are skipped)."""
-    tensors = [convert_to_tensor(t) for t in t_list if t is not None]
+    tensors = [t.values if isinstance(t, IndexedSlices) else convert_to_tensor(t) for t in t_list if t is not None]
     if not tensors:
         raise ValueError("global_norm needs at least one tensor")
     squares = [reduction_ops.reduce_sum(math_ops.square(math_ops.cast(t, tensors[0].dtype))) for t in tensors]
@@ -55,6 +63,10 @@ def clip_by_global_norm(t_list, clip_norm, use_norm=None, name=None):
     for t in t_list:
         if t is None:
             clipped.append(None)
+            continue
+        if isinstance(t, IndexedSlices):
+            clipped.append(IndexedSlices(math_ops.multiply(t.values, math_ops.cast(scale, t.dtype)), t.indices,
+                                         t.dense_shape))
             continue
         t = convert_to_tensor(t)
         clipped.append(math_ops.multiply(t, math_ops.cast(scale, t.dtype)))

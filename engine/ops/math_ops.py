@@ -73,8 +73,14 @@ def unbroadcast(grad, x):
     handled without any extra op; unknown shapes (graph mode) use
     ``BroadcastGradientArgs`` to find the axes at run time.
     """
-    xd, gd = _raw_shape(x), _raw_shape(grad)
-    if xd is None or gd is None:   # not both eager: work with TensorShapes (maybe partly unknown)
+    # ``_raw_shape(x)`` and ``_raw_shape(grad)``, inline (this runs for every input of every broadcasting
+    # op in a backward walk): an eager tensor's or a shape record's shape tuple, else None.
+    kind = type(x)
+    xd = x._value.shape if kind is EagerTensor else x[0] if kind is _Meta else None
+    gd = grad._value.shape if type(grad) is EagerTensor else None
+    if type(xd) is not tuple or type(gd) is not tuple:
+        xd, gd = None, None
+    if xd is None:   # not both eager: work with TensorShapes (maybe partly unknown)
         xs, gs = x.shape, grad.shape
         if xs == gs and xs.is_fully_defined():
             return grad
@@ -86,7 +92,9 @@ def unbroadcast(grad, x):
     if xd == gd:
         return grad   # the common case (no broadcasting happened): nothing to do
     lead = len(gd) - len(xd)
-    axes = list(range(lead)) + [lead + i for i, d in enumerate(xd) if d == 1 and gd[lead + i] != 1]
+    axes = list(range(lead))
+    if 1 in xd:   # (only a dimension of size 1 can have been stretched)
+        axes += [lead + i for i, d in enumerate(xd) if d == 1 and gd[lead + i] != 1]
     if axes:
         grad = reduction_ops.reduce_sum(grad, axes)
     if _raw_shape(grad) != xd and grad.shape != TensorShape(xd):

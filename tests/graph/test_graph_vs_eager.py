@@ -76,10 +76,15 @@ def _eager(case, order=0):
             return values, None, None
         g1 = inner.gradient(target, sources) if target is not None else [None] * len(sources)
         if order == 1:
-            return values, [None if g is None else g.numpy() for g in g1], None
-        target2 = _weighted_sum(g1, _weights([None if g is None else g.numpy() for g in g1], 2))
+            return values, [_np(g) for g in g1], None
+        target2 = _weighted_sum(g1, _weights([_np(g) for g in g1], 2))
     g2 = outer.gradient(target2, sources) if target2 is not None else [None] * len(sources)
-    return values, [None if g is None else g.numpy() for g in g1], [None if g is None else g.numpy() for g in g2]
+    return values, [_np(g) for g in g1], [_np(g) for g in g2]
+
+
+def _np(g):
+    """A gradient as a NumPy value (gather's eager gradient is a tf.IndexedSlices, as in TF: densified)."""
+    return None if g is None else tf.convert_to_tensor(g).numpy()
 
 
 def _build(case, mode, order=0, eager_values=None, eager_g1=None):

@@ -225,7 +225,7 @@ def test_graph_mode_gradients_with_unknown_dims(name):
         tape.watch(x_eager)
         y_eager = build(x_eager)
     seed = np.random.default_rng(5).normal(size=y_eager.shape).astype(np.float32)
-    expected = tape.gradient(y_eager, x_eager, output_gradients=tf.constant(seed)).numpy()
+    expected = tf.convert_to_tensor(tape.gradient(y_eager, x_eager, output_gradients=tf.constant(seed))).numpy()
     with tf.Graph().as_default():
         x = v1.placeholder(tf.float32, shape=[None, 4])
         y = build(x)

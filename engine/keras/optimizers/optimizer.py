@@ -9,7 +9,10 @@
    trace creates them, eagerly and once (variables created while tracing are
    lifted out of the graph); later traces find the optimizer built and create
    nothing, which is exactly the rule ``tf.function`` enforces;
-2. drop ``None`` gradients (with a warning), clip (``clipnorm``, ``clipvalue``,
+2. drop ``None`` gradients (with a warning), densify ``tf.IndexedSlices`` (the
+   gradients of ``tf.gather``/embeddings: Keras 3 updates some slots with scatters,
+   the engine adds the rows into a dense gradient first, so every algorithm sees a
+   plain tensor and the update has the same values), clip (``clipnorm``, ``clipvalue``,
    ``global_clipnorm``);
 3. apply decoupled **weight decay** ``v -= v * weight_decay * lr`` (AdamW);
 4. sum the gradients across replicas (a hook for tf.distribute, a no-op
@@ -29,6 +32,7 @@ import numpy as np
 from ...eager.tape import GradientTape
 from ...framework import dtypes
 from ...framework.context import ctx
+from ...framework.indexed_slices import IndexedSlices, densify
 from ...framework.name_scope import name_scope
 from ...framework.tensor import convert_to_tensor
 from ...ops import math_ops, reduction_ops
@@ -181,6 +185,7 @@ class Optimizer:
                 self.built = True
             self._check_variables_are_known(trainable_variables)
             grads, trainable_variables = self._filter_empty_gradients(grads, trainable_variables)
+            grads = [densify(g) if isinstance(g, IndexedSlices) else g for g in grads]
             if self.loss_scale_factor is not None:
                 grads = [g / self.loss_scale_factor for g in grads]
             grads = self._clip_gradients(grads)
