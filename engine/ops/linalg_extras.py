@@ -530,11 +530,17 @@ def _set_diag_kernel(xp):
     return k
 
 
-def _set_diag_infer(ic):
-    x = ic.shape(0)
-    if x.rank is not None and x.rank < 2:
-        raise ValueError(f"Shape must be at least rank 2 but is rank {x.rank} for '{{{{node MatrixSetDiagV3}}}}'")
-    return [(ic.dtype(0), x)]
+def _same_as_matrix_input(op_name):
+    """Shape function of ops whose output is like their first input, a (batch of) matrices."""
+    def infer(ic):
+        x = ic.shape(0)
+        if x.rank is not None and x.rank < 2:
+            raise ValueError(f"Shape must be at least rank 2 but is rank {x.rank} for '{{{{node {op_name}}}}}'")
+        return [(ic.dtype(0), x)]
+    return infer
+
+
+_set_diag_infer = _same_as_matrix_input("MatrixSetDiagV3")
 
 
 def _set_diag_grad(op, g):
@@ -636,11 +642,7 @@ def _band_part_kernel(xp):
     return k
 
 
-def _band_part_infer(ic):
-    x = ic.shape(0)
-    if x.rank is not None and x.rank < 2:
-        raise ValueError(f"Shape must be at least rank 2 but is rank {x.rank} for '{{{{node MatrixBandPart}}}}'")
-    return [(ic.dtype(0), x)]
+_band_part_infer = _same_as_matrix_input("MatrixBandPart")
 
 
 def _band_part_grad(op, g):
