@@ -687,6 +687,14 @@ class Function:
                 if leaf is None:
                     continue
                 t = convert_to_tensor(leaf._read() if hasattr(leaf, "_is_variable") else leaf)
+                if getattr(t, "graph", graph) is not graph:   # e.g. appended to a Python list in a loop body
+                    from ..framework.errors import InaccessibleTensorError
+                    raise InaccessibleTensorError(
+                        f"{t!r} is out of scope and cannot be used here. Use return values, explicit Python locals "
+                        f"or TensorFlow collections to access it. (It was made inside a tf.while_loop body or a "
+                        f"tf.cond branch: carry it as a loop variable or a TensorArray instead.)\nPlease see "
+                        f"https://www.tensorflow.org/guide/function#all_outputs_of_a_tffunction_must_be_return_values"
+                        f" for more information.")
                 if any(t is p for p in placeholders):  # returning an input: an Identity node, as TF adds
                     from ..ops.array_ops import identity
                     t = identity(t)

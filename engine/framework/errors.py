@@ -78,4 +78,9 @@ class OperatorNotAllowedInGraphError(TypeError):
     """A Python operation (``bool(t)``, iteration) that needs a value was applied to a symbolic tensor."""
 
 
-__all__ = [n for n in dir() if n.endswith("Error") or n.isupper()]
+class InaccessibleTensorError(ValueError):
+    """A tensor of a finished inner graph (a loop body, a branch) was used outside it. (As in TF, this
+    class is not exported as ``tf.errors.*``; catch it as ``ValueError``.)"""
+
+
+__all__ = [n for n in dir() if (n.endswith("Error") or n.isupper()) and n != "InaccessibleTensorError"]

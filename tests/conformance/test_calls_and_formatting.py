@@ -172,3 +172,18 @@ def test_mixing_a_float_scalar_into_an_int_tensor():
     for f in (lambda: x * 1.5, lambda: x - 1.5, lambda: 1.5 + x, lambda: 2.0 * x, lambda: tf.maximum(x, 1.5)):
         with pytest.raises(TypeError, match="Cannot convert 1.5 to EagerTensor of dtype int32|Cannot convert 2.0"):
             f()
+
+
+def test_a_tensor_leaked_out_of_a_loop_body_is_inaccessible():
+    """TF 2.21: InaccessibleTensorError (a ValueError) when tracing, 'is out of scope and cannot be used here'."""
+    @tf.function
+    def f(n):
+        out = []
+        for i in tf.range(n):
+            out.append(i * 2)
+        return out
+
+    with pytest.raises(ValueError, match="is out of scope and cannot be used here") as info:
+        f(tf.constant(3))
+    assert type(info.value).__name__ == "InaccessibleTensorError"
+    assert not hasattr(tf.errors, "InaccessibleTensorError")     # as in TF
