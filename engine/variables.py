@@ -309,9 +309,6 @@ class Variable:
     def __index__(self):
         return self._read().__index__()
 
-    def __len__(self):
-        return len(self._read_untracked())
-
     def __iter__(self):
         return iter(self._read())
 

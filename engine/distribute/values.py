@@ -253,9 +253,6 @@ class DistributedVariable(Variable):
         arr = np.array(self._read_untracked().numpy())
         return arr if dtype is None else arr.astype(dtype)
 
-    def __len__(self):
-        return len(self._read_untracked())
-
     # --- writing ------------------------------------------------------------------------------
     def assign(self, value, use_locking=None, name=None, read_value=True):
         self._update("assign", value)

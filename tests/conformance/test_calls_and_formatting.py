@@ -187,3 +187,11 @@ def test_a_tensor_leaked_out_of_a_loop_body_is_inaccessible():
         f(tf.constant(3))
     assert type(info.value).__name__ == "InaccessibleTensorError"
     assert not hasattr(tf.errors, "InaccessibleTensorError")     # as in TF
+
+
+def test_a_variable_has_no_len_but_iterates_its_value():
+    """TF 2.21: len(variable) raises TypeError ("... has no len()"); iterating reads the value."""
+    v = tf.Variable([1.0, 2.0])
+    with pytest.raises(TypeError, match="has no len"):
+        len(v)
+    assert [float(x) for x in v] == [1.0, 2.0]
