@@ -15,7 +15,7 @@ only, so output ``t`` sees inputs ``<= t`` (WaveNet-style), then convolves with
 ``"valid"``.
 """
 from ...ops import array_ops, nn_ops
-from .. import activations, initializers, regularizers
+from .kernel_bias import KernelBiasLayer
 from .layer import Layer
 
 __all__ = ["Conv1D", "Conv2D", "Conv2DTranspose"]
@@ -44,34 +44,16 @@ def _data_format(data_format, layer):
     return "channels_last"
 
 
-class _Conv(Layer):
-    """What Conv1D and Conv2D share: the weight options and a kernel of shape
-    ``kernel_size + (input channels, filters)`` plus an optional bias."""
-
-    def _weight_options(self, activation, use_bias, kernel_initializer, bias_initializer, kernel_regularizer,
-                        bias_regularizer, kernel_constraint, bias_constraint):
-        self.activation = activations.get(activation)
-        self.use_bias = use_bias
-        self.kernel_initializer = initializers.get(kernel_initializer)
-        self.bias_initializer = initializers.get(bias_initializer)
-        self.kernel_regularizer = regularizers.get(kernel_regularizer)
-        self.bias_regularizer = regularizers.get(bias_regularizer)
-        self.kernel_constraint = kernel_constraint
-        self.bias_constraint = bias_constraint
+class _Conv(KernelBiasLayer, Layer):
+    """What Conv1D and Conv2D share: a kernel of shape ``kernel_size + (input channels, filters)``
+    plus an optional bias."""
 
     def build(self, input_shape):
         channels = input_shape[-1]
         if channels is None:
             raise ValueError(f"Layer '{self.name}': the channel dimension of the inputs should be defined. "
                              f"Found None. Full input shape received: {input_shape}")
-        self.kernel = self.add_weight(name="kernel", shape=self.kernel_size + (channels, self.filters),
-                                      initializer=self.kernel_initializer, regularizer=self.kernel_regularizer,
-                                      constraint=self.kernel_constraint)
-        if self.use_bias:
-            self.bias = self.add_weight(name="bias", shape=(self.filters,), initializer=self.bias_initializer,
-                                        regularizer=self.bias_regularizer, constraint=self.bias_constraint)
-        else:
-            self.bias = None
+        self._add_kernel_and_bias(self.kernel_size + (channels, self.filters), self.filters)
 
 
 class Conv2D(_Conv):

@@ -18,12 +18,13 @@ from ...ops import array_ops, linalg_ops, math_ops, nn_ops, reduction_ops
 from ...framework import dtypes
 from ...framework.tensor import convert_to_tensor
 from .. import activations, backend, initializers, regularizers
+from .kernel_bias import KernelBiasLayer
 from .layer import Layer
 
 __all__ = ["Dense", "Embedding", "Masking"]
 
 
-class Dense(Layer):
+class Dense(KernelBiasLayer, Layer):
     """A densely connected layer: ``activation(dot(inputs, kernel) + bias)``. Passes an input mask on."""
 
     _masks_by_default = True
@@ -36,36 +37,21 @@ class Dense(Layer):
             raise ValueError(f"Received an invalid value for `units`, expected a positive integer. "
                              f"Received: units={units}")
         self.units = units
-        self.activation = activations.get(activation)
-        self.use_bias = use_bias
-        self.kernel_initializer = initializers.get(kernel_initializer)
-        self.bias_initializer = initializers.get(bias_initializer)
-        self.kernel_regularizer = regularizers.get(kernel_regularizer)
-        self.bias_regularizer = regularizers.get(bias_regularizer)
-        self.kernel_constraint = kernel_constraint
-        self.bias_constraint = bias_constraint
+        self._weight_options(activation, use_bias, kernel_initializer, bias_initializer, kernel_regularizer,
+                             bias_regularizer, kernel_constraint, bias_constraint)
 
     def build(self, input_shape):
         input_dim = input_shape[-1]
         if input_dim is None:
             raise ValueError(f"Layer '{self.name}': the last dimension of the inputs to a Dense layer should be "
                              f"defined. Found None. Full input shape received: {input_shape}")
-        self.kernel = self.add_weight(name="kernel", shape=(input_dim, self.units),
-                                      initializer=self.kernel_initializer, regularizer=self.kernel_regularizer,
-                                      constraint=self.kernel_constraint)
-        if self.use_bias:
-            self.bias = self.add_weight(name="bias", shape=(self.units,), initializer=self.bias_initializer,
-                                        regularizer=self.bias_regularizer, constraint=self.bias_constraint)
-        else:
-            self.bias = None
+        self._add_kernel_and_bias((input_dim, self.units), self.units)
 
     def call(self, inputs):
         if inputs.shape.rank == 2:
             x = linalg_ops.matmul(inputs, self.kernel)
         else:
             x = linalg_ops.tensordot(inputs, self.kernel, [[inputs.shape.rank - 1], [0]])
-            if inputs.shape.rank is not None:   # tensordot's inference loses the middle dims (unknown batch)
-                x.set_shape(inputs.shape.as_list()[:-1] + [self.units])
         if self.bias is not None:
             x = nn_ops.bias_add(x, self.bias)
         return self.activation(x)
