@@ -677,14 +677,19 @@ def _qr_kernel(xp):
     return k
 
 
+def _matrix_sizes(x, op_name):
+    """``(m, n, min(m, n))`` of a (batch of) m x n matrices of known rank (None where unknown)."""
+    if x.rank < 2:
+        raise ValueError(f"Shape must be at least rank 2 but is rank {x.rank} for '{{{{node {op_name}}}}}'")
+    m, n = x.as_list()[-2:]
+    return m, n, None if m is None or n is None else min(m, n)
+
+
 def _qr_infer(ic):
     x = ic.shape(0)
     if x.rank is None:
         return [(ic.dtype(0), TensorShape(None))] * 2
-    if x.rank < 2:
-        raise ValueError(f"Shape must be at least rank 2 but is rank {x.rank} for '{{{{node Qr}}}}'")
-    m, n = x.as_list()[-2:]
-    p = None if m is None or n is None else min(m, n)
+    m, n, p = _matrix_sizes(x, "Qr")
     if ic.attrs.get("full_matrices", False):
         return [(ic.dtype(0), x[:-2].concatenate([m, m])), (ic.dtype(0), x[:-2].concatenate([m, n]))]
     return [(ic.dtype(0), x[:-2].concatenate([m, p])), (ic.dtype(0), x[:-2].concatenate([p, n]))]
@@ -779,10 +784,7 @@ def _svd_infer(ic):
     x = ic.shape(0)
     if x.rank is None:
         return [(ic.dtype(0), TensorShape(None))] * 3
-    if x.rank < 2:
-        raise ValueError(f"Shape must be at least rank 2 but is rank {x.rank} for '{{{{node Svd}}}}'")
-    m, n = x.as_list()[-2:]
-    p = None if m is None or n is None else min(m, n)
+    m, n, p = _matrix_sizes(x, "Svd")
     batch = x[:-2]
     s = batch.concatenate([p])
     if not ic.attrs.get("compute_uv", True):
