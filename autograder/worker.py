@@ -86,12 +86,12 @@ class HarnessTape:
     def __init__(self, make_entry):
         self.records, self.watched, self.make_entry = [], set(), make_entry
 
-    def _record_operation(self, op_def, inputs, attrs, outputs):
+    def record_operation(self, op_def, inputs, attrs, outputs):
         if op_def.grad is not None and any(t._id in self.watched for t in inputs):
             self.records.append((op_def, self.make_entry(op_def.name, list(inputs), list(outputs), dict(attrs))))
             self.watched.update(o._id for o in outputs)
 
-    def _variable_accessed(self, v):
+    def variable_accessed(self, v):
         self.watched.add(v._id)
 
 

@@ -257,8 +257,8 @@ class Variable:
         if c.graph is not None:
             t = c.graph.read_variable(self)
             for tape in c.tapes:  # a tape inside a traced function
-                tape._variable_accessed(self)
-                tape._record_operation(_READ(), (self,), _NO_ATTRS, (t,))
+                tape.variable_accessed(self)
+                tape.record_operation(_READ(), (self,), _NO_ATTRS, (t,))
             return t
         if self._graph is not None:
             raise self._not_in_graph_error()
@@ -269,8 +269,8 @@ class Variable:
         if c.tapes:
             read_op, inputs, outputs = _READ(), (self,), (t,)
             for tape in c.tapes:
-                tape._variable_accessed(self)
-                tape._record_operation(read_op, inputs, _NO_ATTRS, outputs)
+                tape.variable_accessed(self)
+                tape.record_operation(read_op, inputs, _NO_ATTRS, outputs)
         return t
 
     def value(self):
@@ -394,7 +394,7 @@ class Variable:
                 if not read_value:
                     return None
                 for tape in ctx.tapes:
-                    tape._variable_accessed(self)
+                    tape.variable_accessed(self)
                 return self
             del value   # (the general path's in-place test counts references to the buffer: drop ours)
         t = self._prepare(delta, "assign_sub")
@@ -409,7 +409,7 @@ class Variable:
         if not read_value:
             return None
         for tape in ctx.tapes:
-            tape._variable_accessed(self)
+            tape.variable_accessed(self)
         return self
 
     def _update(self, ufunc, delta, math_ops_name):

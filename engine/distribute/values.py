@@ -235,8 +235,8 @@ class DistributedVariable(Variable):
             for watcher in ctx.variable_watchers:
                 watcher.setdefault(self._id, self)
         for tape in ctx.tapes:
-            tape._variable_accessed(self)
-            tape._record_operation(_READ(), (self,), {}, (t,))
+            tape.variable_accessed(self)
+            tape.record_operation(_READ(), (self,), {}, (t,))
         return t
 
     def _read(self):

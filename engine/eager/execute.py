@@ -70,7 +70,7 @@ def execute(op, inputs, attrs=_NO_ATTRS, name=None):
         if c.tapes:
             outs = (out,)
             for tape in c.tapes:
-                tape._record_operation(op, inputs, attrs, outs)
+                tape.record_operation(op, inputs, attrs, outs)
         return out
     outs = [EagerTensor(r, device) for r in result]
     if c.tapes:
@@ -93,7 +93,7 @@ def _symbolic_input_error(op, inputs):
 def record(op, inputs, attrs, outputs):
     """Offer an executed op to every active tape."""
     for tape in ctx.tapes:
-        tape._record_operation(op, inputs, attrs, outputs)
+        tape.record_operation(op, inputs, attrs, outputs)
 
 
 def explain_failure(op, inputs, attrs, exc):

@@ -17,9 +17,9 @@ one output for every input).
 How the accumulator meets the ops
 ---------------------------------
 It is offered every executed op exactly as tapes are: it sits in ``ctx.tapes``
-and has the tape interface (``_record_operation`` for registry ops,
-``_record_custom`` for ops with a custom backward function, such as
-``tf.function`` calls, ``_variable_accessed`` for variable reads). So the
+and has the tape interface (``record_operation`` for registry ops,
+``record_custom`` for ops with a custom backward function, such as
+``tf.function`` calls, ``variable_accessed`` for variable reads). So the
 engine's dispatcher needed no new hook at all, and plain eager dispatch (no
 tape, no accumulator) still pays one falsy check, ``if ctx.tapes:``.
 
@@ -173,10 +173,10 @@ class ForwardAccumulator:
         return nest.map_structure(fetch, primals)
 
     # --- what the dispatcher calls -------------------------------------------------------
-    def _variable_accessed(self, variable):
+    def variable_accessed(self, variable):
         pass  # a variable carries a tangent only if it was passed as a primal
 
-    def _record_operation(self, op_def, inputs, attrs, outputs):
+    def record_operation(self, op_def, inputs, attrs, outputs):
         """A registry op ran: if a floating input has a tangent, compute the outputs' tangents now."""
         tangents = self._tangents
         for t in inputs:
@@ -193,7 +193,7 @@ class ForwardAccumulator:
             out_tangents = _op_jvp(op_def, inputs, attrs, outputs, in_tangents)
         self._store(outputs, out_tangents)
 
-    def _record_custom(self, op_type, inputs, outputs, backward):
+    def record_custom(self, op_type, inputs, outputs, backward):
         """An op with a custom backward function (custom_gradient, function calls): JVP by double VJP."""
         tangents = self._tangents
         in_tangents = [tangents.get(t._id) if t.dtype.is_floating else None for t in inputs]

@@ -230,10 +230,10 @@ class ConcreteFunction:
         if record:
             for tape in ctx.tapes:
                 for v in variables:
-                    tape._variable_accessed(v)
+                    tape.variable_accessed(v)
                 for v in tensors:
                     if type(v) is _Variable:   # variable arguments are read through their resource inputs
-                        tape._variable_accessed(v)
+                        tape.variable_accessed(v)
             gradient = self._gradient_functions()
             if self._plan_with_intermediates is None:
                 self._plan_with_intermediates = compile_plan(graph.outputs + gradient.saved, graph.stateful_ops,

@@ -6,7 +6,7 @@ How it works, in the order a student should read it:
    adds ``x``; reading a trainable variable inside the tape adds the variable
    (``watch_accessed_variables=True``).
 2. **Recording.** The dispatcher offers every op it runs to each active tape
-   (:meth:`GradientTape._record_operation`). The tape keeps the op only if one
+   (:meth:`GradientTape.record_operation`). The tape keeps the op only if one
    of its inputs is watched; then its outputs become watched too. So the tape
    holds exactly the ops on a path from a watched tensor, in execution order,
    which is already a topological order. Ops with no gradient are not kept.
@@ -48,11 +48,12 @@ from ..framework.indexed_slices import IndexedSlices, aggregate as aggregate_ind
 from ..framework.registry import call_gradient
 from ..framework.tensor import EagerTensor, Tensor
 from ..framework.tensor_shape import TensorShape
+from .. import seams
 from ..util import nest
 from ..variables import Variable
 
 __all__ = ["GradientTape", "UnconnectedGradients", "record_operation", "stop_recording",
-           "imperative_grad"]
+           "imperative_grad", "push_tape", "pop_tape", "TAPE_PROTOCOL"]
 
 logger = logging.getLogger("tensorflow")
 
@@ -241,7 +242,53 @@ def _materialize(record):
     return RecordedOp(op_def, op_def.name, tuple(inputs), outputs, attrs, tuple(input_ids), output_ids)
 
 
-class GradientTape:
+# --------------------------------------------------------------------------------------
+# The tape seam: what the engine asks of a tape
+# --------------------------------------------------------------------------------------
+TAPE_PROTOCOL = ("record_operation", "record_custom", "variable_accessed", "watch", "gradient",
+                 "__enter__", "__exit__")
+"""The methods of a tape. The engine calls the first three on every tape in ``ctx.tapes``:
+
+``record_operation(op_def, inputs, attrs, outputs)``
+    A registry op ran (eagerly, or was added to a graph being traced). ``op_def`` is
+    its registry row: ``op_def.name`` (``"Mul"``) and ``op_def.grad``, the gradient
+    function, ``None`` for ops that have none. ``inputs``/``outputs`` are tensors;
+    a variable read is a ``ReadVariableOp`` whose input is the ``Variable`` itself.
+``record_custom(op_type, inputs, outputs, backward)``
+    An op with its own backward function ran: a ``tf.custom_gradient`` function,
+    a ``tf.function`` call. ``backward(*output_grads)`` returns one gradient per input.
+``variable_accessed(variable)``
+    A variable was read or assigned; called *before* its ``ReadVariableOp`` is
+    recorded, so a tape that watches accessed variables sees the read as watched.
+
+``watch``, ``gradient``, ``__enter__`` and ``__exit__`` are what users call; a tape
+joins and leaves ``ctx.tapes`` with :func:`push_tape` and :func:`pop_tape`.
+"""
+
+
+def push_tape(tape):
+    """Make ``tape`` active: from now on the engine offers it every op it runs."""
+    ctx.tapes.append(tape)
+
+
+def pop_tape(tape):
+    """Stop offering ops to ``tape`` (nothing happens if it is not active)."""
+    if tape in ctx.tapes:
+        ctx.tapes.remove(tape)
+
+
+class _TapeSeamMeta(type):
+    """``tf.GradientTape(...)`` builds the tape that fills the ``tape`` seam now (see ``engine.seams``)."""
+
+    def __call__(cls, *args, **kwargs):
+        if cls is GradientTape:
+            implementation = _TAPE_SEAM.current
+            if implementation is not GradientTape:
+                return implementation(*args, **kwargs)
+        return super().__call__(*args, **kwargs)
+
+
+class GradientTape(metaclass=_TapeSeamMeta):
     """Record operations for automatic differentiation.
 
     >>> x = tf.Variable(2.0)
@@ -282,14 +329,13 @@ class GradientTape:
                              "already-active tape.")
         if self._records is None:
             self._reset_state()
-        ctx.tapes.append(self)
+        push_tape(self)
         self._recording = True
 
     def _pop(self):
         if not self._recording:
             raise ValueError("Tape is not recording.")
-        if self in ctx.tapes:   # (a stop_recording() around us may have taken it out already)
-            ctx.tapes.remove(self)
+        pop_tape(self)   # (a stop_recording() around us may have taken it out already)
         self._recording = False
 
     # --- watching ---------------------------------------------------------------------
@@ -329,7 +375,7 @@ class GradientTape:
         self._watched.add(variable._id)
         self._variables.setdefault(variable._id, variable)
 
-    def _variable_accessed(self, variable):
+    def variable_accessed(self, variable):
         """Called by ``Variable`` reads: auto-watch trainable variables."""
         if self._watch_accessed_variables and variable.trainable:
             self._watch_variable(variable)
@@ -342,7 +388,7 @@ class GradientTape:
         return tuple(sorted(self._variables.values(), key=_source_id))
 
     # --- recording ----------------------------------------------------------------------
-    def _record_operation(self, op_def, inputs, attrs, outputs):
+    def record_operation(self, op_def, inputs, attrs, outputs):
         """Offered every op the dispatcher runs while this tape is active.
 
         It runs once per op executed under the tape, so it does the least it can:
@@ -378,7 +424,7 @@ class GradientTape:
                 _keep(outputs, keep)
         self._records.append((op_def, kept_in, kept_out, attrs))
 
-    def _record_custom(self, op_type, inputs, outputs, backward):
+    def record_custom(self, op_type, inputs, outputs, backward):
         """Record an op whose gradient is an arbitrary function (custom_gradient, tf.function calls)."""
         watched = self._watched
         if not any(t._id in watched for t in inputs):
@@ -602,6 +648,13 @@ _INSIDE_CONTEXT_WARNING = (
 _LOG_COUNTS = {}   # (message, file, line) -> how many times it was asked for
 
 
+_TAPE_SEAM = seams.declare(
+    "tape", GradientTape, TAPE_PROTOCOL,
+    doc="The tape behind tf.GradientTape: what is recorded, and the backward walk. Inside "
+        "`engine.seams.using(tape=MyTape)`, `tf.GradientTape(...)` builds a MyTape, everywhere in the engine. "
+        "Protocol: engine.eager.tape.TAPE_PROTOCOL.")
+
+
 def _log_first_n(msg, n, *args):
     """TF's ``logging.log_first_n``: warn on the ``"tensorflow"`` logger, at most ``n`` times per call site.
 
@@ -722,7 +775,7 @@ def stop_recording():
 def record_operation(op_type, inputs, outputs, backward):
     """Offer a custom op to every active tape. ``backward(*output_grads) -> input_grads``."""
     for tape in ctx.tapes:
-        tape._record_custom(op_type, inputs, outputs, backward)
+        tape.record_custom(op_type, inputs, outputs, backward)
 
 
 def _as_tensor(x):

@@ -15,6 +15,11 @@ For each distinct request (which tensors to fetch, which to feed) it:
    deleted right after its last reader (the memory plan), and
 5. caches the compiled function (a :class:`Plan`).
 
+A plan reads each node's kernel from the op registry when it is compiled. If a
+row changes later (``registry.override`` swaps a kernel or a gradient for a
+block), the plan notices on its next call and compiles itself again, so every
+cached ``Session.run`` request and ``tf.function`` follows the registry.
+
 ``plan.source`` shows the generated code, which is the best way to see what
 "compiling a graph" means; ``print(plan.report)`` shows what the optimizer
 changed. Constants are not computed at all: the generated code refers to their
@@ -29,6 +34,7 @@ import numpy as np
 from .backend import NUMPY
 from .device import lookup_device
 from .errors import InvalidArgumentError, OpError
+from .registry import _GENERATION
 
 __all__ = ["Plan", "compile_plan", "prune"]
 
@@ -81,7 +87,9 @@ class Plan:
     """
 
     def __init__(self, program, feed_tensors, fetch_tensors, fn, source, node_at_line, report=None,
-                 graph_ops=(), options=()):
+                 graph_ops=(), options=(), request=None):
+        self._request = request            # compile_plan's arguments: to compile again after an override
+        self._generation = _GENERATION[0]
         self.program = program
         self.ops = list(program.nodes)
         self.graph_ops = list(graph_ops)
@@ -95,6 +103,8 @@ class Plan:
         self.options = options
 
     def __call__(self, feed_arrays, runtime=None):
+        if self._generation != _GENERATION[0] and self._request is not None:
+            self._recompile()
         try:
             return self._fn(feed_arrays, runtime)
         except OpError as error:
@@ -110,6 +120,11 @@ class Plan:
             raise InvalidArgumentError(
                 None, node.origin or node, f"{_explain(node, values, error)}\n\t [[node {node.name} (op type "
                 f"{node.type}{fused})]] Inputs: {inputs}") from None
+
+    def _recompile(self):
+        """An op's kernel or gradient changed since this plan was compiled: compile it again, in place."""
+        fresh = compile_plan(*self._request)
+        self.__dict__.update(fresh.__dict__)
 
     def _failed_frame(self, error):
         """The generated plan's frame and line where ``error`` was raised (or ``(None, None)``)."""
@@ -203,7 +218,7 @@ def compile_plan(fetch_tensors, target_ops, feed_tensors, options=None):
     copies = [_now_aliases(v, t, fed_ids) for v, t in zip(program.fetches, fetch_tensors)]
     fn, source, node_at_line = _generate(program, report.memory, copies)
     return Plan(program, list(feed_tensors), list(fetch_tensors), fn, source, node_at_line, report, ops,
-                tuple(sorted(effective.items())))
+                tuple(sorted(effective.items())), request=(fetch_tensors, target_ops, feed_tensors, options))
 
 
 # Nodes whose output is a buffer that outlives the run: a constant, a fed array, a variable's value.

@@ -15,38 +15,99 @@ An op is a row in one table, keyed by TensorFlow's op type name (``"AddV2"``,
   made of ordinary ops, a tape watching it can differentiate it again: second
   derivatives come for free.
 
-The same table drives eager dispatch (``engine.eager.execute``), the tape,
-graph construction and ``Session.run``. This is the autodidax pattern:
-``grad_rules[add_p] = ...`` with all the rules in one place.
+Besides these three, a row holds the op's *traits*: the facts the rest of the
+engine needs about it, kept here instead of in tables scattered over the passes
+(see :class:`OpDef`): which dtypes it accepts, whether it is one NumPy ufunc,
+linear, commutative, a forwarding op (its output is its input), random,
+stateful.
+
+The same table drives every path that runs an op: eager dispatch
+(``engine.eager.execute``), the tape, graph construction, ``Session.run``'s
+plans, ``tf.function``, constant folding and fused kernels. This is the
+autodidax pattern: ``grad_rules[add_p] = ...`` with all the rules in one place.
+Because every path reads the row, :func:`override` can swap an op's kernel or
+gradient for a block and the whole engine follows.
 """
+import contextlib
+
 from .tensor_shape import TensorShape, as_shape
 
 __all__ = ["OpDef", "register_op", "get_op", "RegisterGradient", "NotDifferentiable",
-           "InferenceContext", "registered_ops", "call_gradient"]
+           "InferenceContext", "registered_ops", "call_gradient", "override", "generation"]
 
 _REGISTRY = {}
 
+# Bumped whenever a row's kernel or gradient changes (``override``): compiled plans remember the
+# generation they were built in, and rebuild themselves when it moved on.
+_GENERATION = [0]
+
+
+def generation():
+    """A number that changes whenever any op's kernel or gradient is swapped (see :func:`override`)."""
+    return _GENERATION[0]
+
 
 class OpDef:
-    """One registered op. See the module docstring for the meaning of each field."""
+    """One registered op: its kernel, shape function and gradient, and its traits.
+
+    Traits (all optional, read by the passes, forward-mode autodiff and the executor):
+
+    ``dtypes``
+        The input dtypes its kernel accepts (a frozenset of DTypes), or None for any.
+        Dispatch refuses others with TF's "not in the list of allowed values" error.
+    ``ufunc``
+        The NumPy/CuPy ufunc name the kernel *is* (``"add"`` for AddV2), or a tuple of
+        ufunc names applied in turn (Rsqrt: ``("sqrt", "reciprocal")``). Fused kernels
+        call it with ``out=`` to reuse buffers. None: call the kernel itself.
+    ``elementwise``
+        Each output element depends only on the same element of each (broadcast) input:
+        the elementwise fusion pass may put the op inside a fused kernel.
+    ``linear``
+        ``"multilinear"`` (linear in each input: Mul, MatMul, Conv2D), ``"identity"``
+        (its output is its input: Identity, ReadVariableOp) or None. Forward-mode
+        autodiff uses it.
+    ``commutative``
+        ``op(x, y) == op(y, x)``: common-subexpression elimination sorts the inputs.
+    ``forwarding``
+        The output is the input, unchanged (Identity, StopGradient, Snapshot):
+        pruning may bypass the node; the memory plan knows it allocates nothing.
+    ``random``
+        Draws random numbers: each graph node gets its own random stream.
+    ``stateful``
+        Random ops, assignments, prints: never folded, merged or removed.
+    """
 
     __slots__ = ("name", "make_kernel", "infer", "grad", "num_outputs", "stateful",
-                 "saves_inputs", "saves_outputs", "_kernels", "cpu_kernel", "needs_runtime", "doc")
+                 "saves_inputs", "saves_outputs", "_kernels", "cpu_kernel", "needs_runtime", "doc",
+                 "dtypes", "np_dtypes", "ufunc", "elementwise", "linear", "commutative", "forwarding",
+                 "random", "overridden")
 
     def __init__(self, name, kernel, infer=None, grad=None, num_outputs=1, stateful=False,
-                 saves_inputs=True, saves_outputs=True, needs_runtime=False, doc=""):
+                 saves_inputs=True, saves_outputs=True, needs_runtime=False, doc="",
+                 dtypes=None, ufunc=None, elementwise=False, linear=None, commutative=False,
+                 forwarding=False, random=False):
         self.name = name
         self.make_kernel = kernel
         self.infer = infer
         self.grad = grad
         self.num_outputs = num_outputs       # an int, or a callable(attrs) -> int for ops like Split
-        self.stateful = stateful             # random ops, assignments: never folded or deduplicated
+        self.stateful = stateful or random   # random ops, assignments: never folded or deduplicated
         self.saves_inputs = saves_inputs     # does ``grad`` read input *values*? True, False or indices
         self.saves_outputs = saves_outputs   # does ``grad`` read the output *values*?
         self._kernels = {}
         self.cpu_kernel = None               # the NumPy kernel, built on first use (the hot path reads it)
         self.needs_runtime = needs_runtime   # graph executors pass ``_runtime=`` (session state: resources)
         self.doc = doc
+        self.dtypes = None if dtypes is None else frozenset(dtypes)
+        self.np_dtypes = None if dtypes is None else frozenset(
+            d._np for d in dtypes if getattr(d, "_np", None) is not None and d.name != "string")
+        self.ufunc = ufunc
+        self.elementwise = elementwise or ufunc is not None
+        self.linear = linear
+        self.commutative = commutative
+        self.forwarding = forwarding
+        self.random = random
+        self.overridden = False              # True while ``override`` has swapped its kernel
 
     def kernel(self, backend):
         """The compiled kernel for one backend (built on first use, then cached)."""
@@ -105,6 +166,52 @@ class RegisterGradient:
 def NotDifferentiable(op_type):  # noqa: N802  (TF's name)
     """Declare that an op has no gradient: the tape will not record it."""
     get_op(op_type).grad = None
+
+
+@contextlib.contextmanager
+def override(op_type, kernel=None, grad=None):
+    """Swap an op's kernel factory, its gradient function, or both, for the duration of a block.
+
+    ``kernel`` is a kernel factory ``make(xp) -> callable``, as :func:`register_op` takes;
+    ``grad`` a gradient function ``grad(op, *output_grads) -> input_grads``, as
+    ``tf.RegisterGradient`` takes; ``None`` leaves that part as it is. Every path that runs the op follows: eager
+    calls and operators, variables, graphs and ``Session.run``, ``tf.function``,
+    constant folding and fused kernels (an overridden op is never replaced by a
+    ufunc: fused kernels call its kernel), ``GradientTape`` and ``tf.gradients``.
+    Compiled plans notice the change and rebuild themselves, inside the block and
+    again after it. Blocks nest; on exit, also by an exception, the row is exactly
+    as before::
+
+        calls = []
+        def counting_exp(xp):
+            def k(x):
+                calls.append(x.shape)
+                return xp.exp(x)
+            return k
+        with override("Exp", kernel=counting_exp):
+            tf.exp(tf.constant([1.0, 2.0]))     # calls == [(2,)]
+
+    This is also how an assignment runs a student's gradient rule inside the real engine.
+    """
+    op = get_op(op_type)
+    saved = (op.make_kernel, op.grad, op._kernels, op.cpu_kernel, op.ufunc, op.overridden)
+    if kernel is not None:
+        if not callable(kernel):
+            raise TypeError(f"override({op_type!r}, kernel=...) takes a kernel factory make(xp) -> callable, "
+                            f"not {type(kernel).__name__}")
+        op.make_kernel, op._kernels, op.cpu_kernel = kernel, {}, None
+        op.ufunc, op.overridden = None, True
+    if grad is not None:
+        if not callable(grad):
+            raise TypeError(f"override({op_type!r}, grad=...) takes a function grad(op, *output_grads), "
+                            f"not {type(grad).__name__}")
+        op.grad = grad
+    _GENERATION[0] += 1
+    try:
+        yield op
+    finally:
+        op.make_kernel, op.grad, op._kernels, op.cpu_kernel, op.ufunc, op.overridden = saved
+        _GENERATION[0] += 1
 
 
 def call_gradient(op, grad_fn, output_grads):

@@ -291,7 +291,7 @@ def _tape_inputs(tensors):
             read.append(variable)
     for tape in ctx.tapes:
         for v in read:
-            tape._variable_accessed(v)
+            tape.variable_accessed(v)
     return inputs
 
 

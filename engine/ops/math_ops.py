@@ -261,7 +261,7 @@ def _binary(op_name, make_kernel, grad, allowed, out_dtype=None, saves_inputs=Tr
                         fp_reset(token)
                     if c.tapes:
                         for tape in c.tapes:
-                            tape._record_operation(op, (x, y), _NO_ATTRS, (out,))
+                            tape.record_operation(op, (x, y), _NO_ATTRS, (out,))
                     return out
             try:
                 x, y = binary_inputs(op_name, x, y)

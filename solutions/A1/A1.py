@@ -16,7 +16,7 @@
 #
 # You will implement reverse-mode automatic differentiation (syllabus 3.1–3.5) on top of the
 # engine's *forward* ops. The engine offers every op it runs to each object in
-# `ctx.tapes` by calling `_record_operation(op_def, inputs, attrs, outputs)`; the plumbing
+# `ctx.tapes` by calling `record_operation(op_def, inputs, attrs, outputs)`; the plumbing
 # class `RecordingTape` below does that part for you.
 #
 # Six independent tasks (each is graded on its own: when task *k* is graded, the grader uses
@@ -73,12 +73,12 @@ class RecordingTape:
         ctx.tapes.remove(self)
         return False
 
-    def _record_operation(self, op_def, inputs, attrs, outputs):
+    def record_operation(self, op_def, inputs, attrs, outputs):
         if op_def.grad is None:          # not differentiable: never recorded
             return
         record(self, op_def.name, list(inputs), list(outputs), dict(attrs))
 
-    def _variable_accessed(self, variable):
+    def variable_accessed(self, variable):
         if self.watch_accessed_variables and variable.trainable:
             self.watched.add(variable._id)
 
