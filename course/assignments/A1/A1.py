@@ -13,12 +13,12 @@
 #     name: python3
 # ---
 
-# %% [markdown] deletable=false editable=false nbgrader={"cell_type": "markdown", "checksum": "c2632d1b5b5af8e41c77791d62bb7fe8", "grade": false, "grade_id": "intro", "locked": true, "schema_version": 3, "solution": false, "task": false}
+# %% [markdown] deletable=false editable=false nbgrader={"cell_type": "markdown", "checksum": "0a7551466bc5005783f678d9568a39c4", "grade": false, "grade_id": "intro", "locked": true, "schema_version": 3, "solution": false, "task": false}
 # # A1: build your own GradientTape
 #
 # You will implement reverse-mode automatic differentiation (syllabus 3.1–3.5) on top of the
 # engine's *forward* ops. The engine offers every op it runs to each object in
-# `ctx.tapes` by calling `_record_operation(op_def, inputs, attrs, outputs)`; the plumbing
+# `ctx.tapes` by calling `record_operation(op_def, inputs, attrs, outputs)`; the plumbing
 # class `RecordingTape` below does that part for you.
 #
 # Six independent tasks (each is graded on its own: when task *k* is graded, the grader uses
@@ -37,7 +37,7 @@
 # `tf.GradientTape`, `tf.gradients` or its registered gradient functions: the grader checks.
 # Run `python -m autograder check A1.ipynb` for a quick self-check on random programs.
 
-# %% deletable=false editable=false nbgrader={"cell_type": "code", "checksum": "ee6e8de2ca25479464973bb1cf3fdbdb", "grade": false, "grade_id": "setup", "locked": true, "schema_version": 3, "solution": false, "task": false}
+# %% deletable=false editable=false nbgrader={"cell_type": "code", "checksum": "0204d2bb51f9bd8197c082d60be724dd", "grade": false, "grade_id": "setup", "locked": true, "schema_version": 3, "solution": false, "task": false}
 import numpy as np
 import engine as tf
 from engine.framework.context import ctx
@@ -75,12 +75,12 @@ class RecordingTape:
         ctx.tapes.remove(self)
         return False
 
-    def _record_operation(self, op_def, inputs, attrs, outputs):
+    def record_operation(self, op_def, inputs, attrs, outputs):
         if op_def.grad is None:          # not differentiable: never recorded
             return
         record(self, op_def.name, list(inputs), list(outputs), dict(attrs))
 
-    def _variable_accessed(self, variable):
+    def variable_accessed(self, variable):
         if self.watch_accessed_variables and variable.trainable:
             self.watched.add(variable._id)
 
