@@ -18,6 +18,7 @@ from ..framework.backend import NUMPY
 from ..framework.context import ctx
 from ..framework.device import default_device
 from ..framework.errors import InvalidArgumentError, OpError
+from ..framework.floating_point import FP_IGNORE, FP_STATE
 from ..framework.registry import InferenceContext, format_shapes
 from ..framework.graph import SymbolicTensor
 from ..framework.tensor import EagerTensor
@@ -44,17 +45,23 @@ def execute(op, inputs, attrs=_NO_ATTRS, name=None):
         raise _symbolic_input_error(op, inputs) from None
     try:
         if device.backend is NUMPY:
-            kernel = op.cpu_kernel or op.kernel(NUMPY)
-            # The hot path: one or two NumPy inputs, passed without building an argument list (a list
-            # comprehension is a function call of its own in CPython 3.11) or a ``**`` dict when there are no attrs.
-            n = len(inputs)
-            if n == 2 and inputs[0]._device.backend is NUMPY and inputs[1]._device.backend is NUMPY:
-                x, y = inputs
-                result = kernel(x._value, y._value, **attrs) if attrs else kernel(x._value, y._value)
-            elif n == 1 and inputs[0]._device.backend is NUMPY:
-                result = kernel(inputs[0]._value, **attrs) if attrs else kernel(inputs[0]._value)
-            else:
-                result = kernel(*_values_on(device, inputs), **attrs)
+            # The host: call the NumPy kernel on the arrays. The commonest calls (one or two inputs
+            # already on the host) pass them directly. A ``quiet_fp`` op runs in NumPy's "ignore"
+            # error state, set here around the call rather than by a wrapper (see ``OpDef.kernel``).
+            kernel = op.door_kernel or _build_kernel(op)
+            token = FP_STATE.set(FP_IGNORE) if op.quiet_fp else None
+            try:
+                n = len(inputs)
+                if n == 2 and inputs[0]._device.backend is NUMPY and inputs[1]._device.backend is NUMPY:
+                    x, y = inputs
+                    result = kernel(x._value, y._value, **attrs) if attrs else kernel(x._value, y._value)
+                elif n == 1 and inputs[0]._device.backend is NUMPY:
+                    result = kernel(inputs[0]._value, **attrs) if attrs else kernel(inputs[0]._value)
+                else:
+                    result = kernel(*_values_on(device, inputs), **attrs)
+            finally:
+                if token is not None:
+                    FP_STATE.reset(token)
         else:
             kernel = op.kernel(device.backend)
             with device.activate():
@@ -76,6 +83,12 @@ def execute(op, inputs, attrs=_NO_ATTRS, name=None):
     if c.tapes:
         record(op, inputs, attrs, outs)
     return outs
+
+
+def _build_kernel(op):
+    """Build the op's NumPy kernel on its first eager call (or after ``registry.override``)."""
+    op.kernel(NUMPY)
+    return op.door_kernel
 
 
 def _values_on(device, inputs):

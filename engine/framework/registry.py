@@ -30,10 +30,13 @@ gradient for a block and the whole engine follows.
 """
 import contextlib
 
+from .backend import NUMPY, array_module
+from .floating_point import INLINE, quietly
+
 from .tensor_shape import TensorShape, as_shape
 
 __all__ = ["OpDef", "register_op", "get_op", "RegisterGradient", "NotDifferentiable",
-           "InferenceContext", "registered_ops", "call_gradient", "override", "generation"]
+           "InferenceContext", "registered_ops", "op_rows", "call_gradient", "override", "generation"]
 
 _REGISTRY = {}
 
@@ -63,9 +66,11 @@ class OpDef:
         Each output element depends only on the same element of each (broadcast) input:
         the elementwise fusion pass may put the op inside a fused kernel.
     ``linear``
-        ``"multilinear"`` (linear in each input: Mul, MatMul, Conv2D), ``"identity"``
-        (its output is its input: Identity, ReadVariableOp) or None. Forward-mode
-        autodiff uses it.
+        ``"linear"`` (linear in all its floating inputs together: AddV2, Reshape, Sum),
+        ``"multilinear"`` (linear in each input separately: Mul, MatMul, Conv2D),
+        ``"identity"`` (its output is its input's value: Identity, ReadVariableOp) or
+        None. Forward-mode autodiff uses it: the JVP of a linear op is the op itself
+        applied to the tangents.
     ``commutative``
         ``op(x, y) == op(y, x)``: common-subexpression elimination sorts the inputs.
     ``forwarding``
@@ -75,17 +80,20 @@ class OpDef:
         Draws random numbers: each graph node gets its own random stream.
     ``stateful``
         Random ops, assignments, prints: never folded, merged or removed.
+    ``quiet_fp``
+        The kernel runs in NumPy's "ignore" floating-point error state: ``exp(1000.)``
+        is ``inf`` without a warning, as in TF (see ``floating_point.py``).
     """
 
     __slots__ = ("name", "make_kernel", "infer", "grad", "num_outputs", "stateful",
                  "saves_inputs", "saves_outputs", "_kernels", "cpu_kernel", "needs_runtime", "doc",
                  "dtypes", "np_dtypes", "ufunc", "elementwise", "linear", "commutative", "forwarding",
-                 "random", "overridden")
+                 "random", "quiet_fp", "overridden", "door_kernel")
 
     def __init__(self, name, kernel, infer=None, grad=None, num_outputs=1, stateful=False,
                  saves_inputs=True, saves_outputs=True, needs_runtime=False, doc="",
                  dtypes=None, ufunc=None, elementwise=False, linear=None, commutative=False,
-                 forwarding=False, random=False):
+                 forwarding=False, random=False, quiet_fp=False):
         self.name = name
         self.make_kernel = kernel
         self.infer = infer
@@ -107,16 +115,24 @@ class OpDef:
         self.commutative = commutative
         self.forwarding = forwarding
         self.random = random
+        self.quiet_fp = quiet_fp
         self.overridden = False              # True while ``override`` has swapped its kernel
+        self.door_kernel = None              # the NumPy kernel as eager dispatch calls it (see ``kernel``)
 
     def kernel(self, backend):
-        """The compiled kernel for one backend (built on first use, then cached)."""
+        """The compiled kernel for one backend (built on first use, then cached).
+
+        A ``quiet_fp`` row's kernel is wrapped to run quietly. Eager dispatch, which sets
+        the quiet state itself around the call, reads the unwrapped NumPy kernel from
+        ``door_kernel`` (one function call fewer on the hottest path of the engine).
+        """
         k = self._kernels.get(backend)
         if k is None:
-            from .backend import NUMPY, array_module
-            k = self._kernels[backend] = self.make_kernel(array_module(backend))
+            raw = self.make_kernel(array_module(backend))
+            k = self._kernels[backend] = quietly(raw) if self.quiet_fp else raw
             if backend == NUMPY:
                 self.cpu_kernel = k
+                self.door_kernel = raw if INLINE or not self.quiet_fp else k
         return k
 
     @property
@@ -145,6 +161,11 @@ def get_op(name):
         return _REGISTRY[name]
     except KeyError:
         raise KeyError(f"Op type not registered '{name}'") from None
+
+
+def op_rows():
+    """The registry's table itself, ``{name: OpDef}``, for the dispatch hot path to read (never write it)."""
+    return _REGISTRY
 
 
 def registered_ops():
@@ -194,12 +215,12 @@ def override(op_type, kernel=None, grad=None):
     This is also how an assignment runs a student's gradient rule inside the real engine.
     """
     op = get_op(op_type)
-    saved = (op.make_kernel, op.grad, op._kernels, op.cpu_kernel, op.ufunc, op.overridden)
+    saved = (op.make_kernel, op.grad, op._kernels, op.cpu_kernel, op.door_kernel, op.ufunc, op.overridden)
     if kernel is not None:
         if not callable(kernel):
             raise TypeError(f"override({op_type!r}, kernel=...) takes a kernel factory make(xp) -> callable, "
                             f"not {type(kernel).__name__}")
-        op.make_kernel, op._kernels, op.cpu_kernel = kernel, {}, None
+        op.make_kernel, op._kernels, op.cpu_kernel, op.door_kernel = kernel, {}, None, None
         op.ufunc, op.overridden = None, True
     if grad is not None:
         if not callable(grad):
@@ -210,7 +231,7 @@ def override(op_type, kernel=None, grad=None):
     try:
         yield op
     finally:
-        op.make_kernel, op.grad, op._kernels, op.cpu_kernel, op.ufunc, op.overridden = saved
+        op.make_kernel, op.grad, op._kernels, op.cpu_kernel, op.door_kernel, op.ufunc, op.overridden = saved
         _GENERATION[0] += 1
 
 

@@ -2,7 +2,14 @@
 
 The public functions (``tf.add``, ``tf.reshape``, ...) are thin: convert the
 arguments to tensors following TF's rules, check dtypes, then hand the op to
-:func:`engine.eager.execute.execute`. The rules live here once.
+:func:`engine.eager.execute.execute`, the one door through which every op runs.
+The rules live here once. The elementwise functions are one line each::
+
+    def add(x, y, name=None):
+        return binary_op("AddV2", x, y, name)
+
+:func:`binary_op` and :func:`unary_op` read what they check from the op's
+registry row (``op_def.dtypes``), so a row is the only place an op's facts live.
 """
 import numpy as np
 
@@ -11,15 +18,73 @@ from ..framework import dtypes
 from ..framework.context import ctx
 from ..framework.device import default_device
 from ..framework.errors import InvalidArgumentError
+from ..framework.registry import get_op, op_rows
 from ..framework.tensor import EagerTensor, Tensor, convert_to_tensor, scalar_like
 
-__all__ = ["execute", "binary_inputs", "check_same_dtype", "int_tensor", "to_tensor", "dtype_error",
-           "check_dtype", "FLOAT", "NUMERIC", "INTEGER"]
+__all__ = ["execute", "binary_op", "unary_op", "binary_inputs", "check_same_dtype", "int_tensor", "to_tensor",
+           "dtype_error", "check_dtype", "FLOAT", "NUMERIC", "INTEGER"]
 
 FLOAT = frozenset([dtypes.float16, dtypes.float32, dtypes.float64])
 INTEGER = frozenset([dtypes.int8, dtypes.int16, dtypes.int32, dtypes.int64,
                      dtypes.uint8, dtypes.uint16, dtypes.uint32, dtypes.uint64])
 NUMERIC = FLOAT | INTEGER
+
+
+BOOL = frozenset([dtypes.bool])
+_NO_ATTRS = {}
+_ROWS = op_rows()   # the registry's table itself (read-only here): ``_ROWS["AddV2"]`` is AddV2's row
+
+
+# --------------------------------------------------------------------------------------
+# Elementwise ops: convert, check against the row, execute
+# --------------------------------------------------------------------------------------
+def binary_op(op_type, x, y, name=None, convert=None):
+    """Run the broadcasting binary op ``op_type`` on ``x`` and ``y`` (tensors, variables or Python values).
+
+    TF's rules, in order: a Python value adopts the other operand's dtype (``x * 2.0``);
+    two tensors of different dtypes are refused (TF never promotes); the dtype must be
+    one the op's row accepts. ``convert(op_type, x, y)`` replaces the first two steps
+    for the ops whose conversion differs (``tf.add``). ``name`` names the graph node.
+    """
+    op = _ROWS[op_type]
+    if type(x) is EagerTensor:
+        if type(y) is float and x._value.dtype.kind == "f":   # ``x * 0.5``: the float takes x's dtype
+            y = scalar_like(y, x)
+        if type(y) is EagerTensor:   # the common case: nothing to convert
+            kind = x._value.dtype
+            if kind == y._value.dtype and kind in op.np_dtypes:
+                return execute(op, (x, y), _NO_ATTRS, name)
+    elif type(x) is float and type(y) is EagerTensor and y._value.dtype.kind == "f":
+        x = scalar_like(x, y)
+    if op.dtypes == BOOL and isinstance(x, Tensor) and isinstance(y, Tensor):
+        pass   # typed-bool inputs: each is checked on its own below, not against the other
+    else:
+        x, y = (convert or binary_inputs)(op_type, x, y)
+    check_inputs(op, (x, y))
+    return execute(op, (x, y), _NO_ATTRS, name)
+
+
+def unary_op(op_type, x, name=None):
+    """Run the elementwise unary op ``op_type`` on ``x`` (see :func:`binary_op`)."""
+    op = _ROWS[op_type]
+    if type(x) is not EagerTensor or x._value.dtype not in op.np_dtypes:
+        x = to_tensor(x)
+        check_inputs(op, (x,))
+    return execute(op, (x,), _NO_ATTRS, name)
+
+
+def check_inputs(op, tensors):
+    """Refuse input dtypes the op's row does not accept, with TF's error."""
+    if op.dtypes is None:
+        return
+    if op.dtypes == BOOL:   # logical ops: inputs typed bool (TF's op definition has no dtype attr)
+        for i, t in enumerate(tensors):
+            if not t.dtype.is_bool:
+                raise InvalidArgumentError(
+                    None, None, f"cannot compute {op.name} as input #{i}(zero-based) was expected to be a bool "
+                                f"tensor but is a {t.dtype.name} tensor [Op:{op.name}]")
+        return
+    check_dtype(op.name, tensors[0], op.dtypes)
 
 
 def to_tensor(x, dtype=None, name=None):

@@ -26,7 +26,7 @@ from ..framework.errors import InvalidArgumentError
 from ..framework.registry import register_op
 from ..framework.tensor_shape import TensorShape, as_shape
 from . import _shapes
-from ._dispatch import INTEGER, binary_inputs, check_dtype, execute, int_tensor, to_tensor
+from ._dispatch import INTEGER, binary_inputs, binary_op, check_dtype, execute, int_tensor, to_tensor
 from .math_ops import _binary, bitwise_and, bitwise_or, bitwise_xor, cast, invert, maximum, minimum  # noqa: F401
 
 __all__ = ["saturate_cast", "broadcast_static_shape", "broadcast_dynamic_shape"]
@@ -43,10 +43,21 @@ def _shift_kernel(left):
     return make
 
 
-_LEFT_SHIFT, left_shift = _binary("LeftShift", _shift_kernel(True), None, INTEGER, quiet_fp=False,
-                                  doc="``x << y`` elementwise (``y`` clamped to ``[0, bits - 1]``).")
-_RIGHT_SHIFT, right_shift = _binary("RightShift", _shift_kernel(False), None, INTEGER, quiet_fp=False,
-                                    doc="``x >> y`` elementwise, arithmetic for signed ``x`` (``y`` clamped).")
+_LEFT_SHIFT = _binary("LeftShift", _shift_kernel(True), None, INTEGER, quiet_fp=False)
+
+
+def left_shift(x, y, name=None):
+    """``x << y`` elementwise (``y`` clamped to ``[0, bits - 1]``)."""
+    return binary_op("LeftShift", x, y, name)
+
+
+_RIGHT_SHIFT = _binary("RightShift", _shift_kernel(False), None, INTEGER, quiet_fp=False)
+
+
+def right_shift(x, y, name=None):
+    """``x >> y`` elementwise, arithmetic for signed ``x`` (``y`` clamped)."""
+    return binary_op("RightShift", x, y, name)
+
 
 
 # --------------------------------------------------------------------------------------

@@ -39,11 +39,12 @@ from ..framework import dtypes
 from ..framework.backend import NUMPY
 from ..framework.context import ctx
 from ..framework.errors import InvalidArgumentError, NotFoundError
+from ..framework.floating_point import quiet, quietly
 from ..framework.registry import register_op
 from ..framework.tensor import EagerTensor, Tensor
 from ..framework.tensor_shape import TensorShape
 from . import _shapes
-from ._dispatch import FLOAT, INTEGER, NUMERIC, binary_inputs, check_dtype, execute, to_tensor
+from ._dispatch import FLOAT, INTEGER, NUMERIC, binary_inputs, binary_op, check_dtype, execute, to_tensor, unary_op
 
 # The names TensorFlow exports at the top level (``tf.add``); ``engine/__init__`` star-imports
 # them. Functions that live only in ``tf.math`` (``tf.math.log``) or ``tf.bitwise`` are defined
@@ -114,174 +115,56 @@ def _raw_shape(t):
 
 
 # --------------------------------------------------------------------------------------
-# Quiet floating point
+# Quiet floating point (see engine/framework/floating_point.py)
 # --------------------------------------------------------------------------------------
-# TF computes ``0 * inf``, ``exp(1000.)`` or ``int8(127) + int8(1)`` without a word; NumPy warns
-# ("overflow encountered in exp"), or raises if the user set ``np.seterr(all="raise")`` or turned
-# warnings into errors. So arithmetic kernels run in NumPy's "ignore" error state. ``np.errstate``
-# does that but costs ~1.5 us per use in NumPy 2, more than a small op itself; inside, it only sets
-# a context variable to a prepared state, so ``_FP_STATE.set(_FP_IGNORE)`` does exactly that
-# directly. (On a NumPy without that private name, kernels fall back to ``np.errstate``.)
-try:
-    from numpy._core._ufunc_config import _extobj_contextvar as _FP_STATE
-    from numpy._core.umath import _make_extobj
-    _FP_IGNORE = _make_extobj(all="ignore")
-except (ImportError, AttributeError):  # pragma: no cover  (other NumPy versions)
-    import contextvars
-    _FP_STATE, _FP_IGNORE = contextvars.ContextVar("engine_unused_fp_state"), None
-
-
-class quiet:
-    """``with quiet():`` computes without NumPy floating-point warnings (a cheap ``np.errstate``)."""
-
-    __slots__ = ("_token", "_fallback")
-
-    def __enter__(self):
-        if _FP_IGNORE is None:  # pragma: no cover
-            self._fallback = np.errstate(all="ignore")
-            self._fallback.__enter__()
-        else:
-            self._token = _FP_STATE.set(_FP_IGNORE)
-        return self
-
-    def __exit__(self, *exc):
-        if _FP_IGNORE is None:  # pragma: no cover
-            self._fallback.__exit__(*exc)
-        else:
-            _FP_STATE.reset(self._token)
-        return False
-
-
-def _errstate(fn):
-    """Wrap a kernel so it runs without floating-point warnings."""
-    if _FP_IGNORE is None:  # pragma: no cover
-        def kernel(*args, **kwargs):
-            with np.errstate(all="ignore"):
-                return fn(*args, **kwargs)
-        return kernel
-
-    def kernel(*args, **kwargs):
-        token = _FP_STATE.set(_FP_IGNORE)
-        try:
-            return fn(*args, **kwargs)
-        finally:
-            _FP_STATE.reset(token)
-    return kernel
+_errstate = quietly
 
 
 def _quiet_factory(make_kernel):
-    return lambda xp: _errstate(make_kernel(xp))
+    """A kernel factory whose kernels run quietly (for rows registered without ``quiet_fp=True``)."""
+    return lambda xp: quietly(make_kernel(xp))
 
 
 # --------------------------------------------------------------------------------------
 # Registration helpers
 # --------------------------------------------------------------------------------------
 def _np_dtypes(allowed):
-    """The NumPy dtypes of a set of DTypes: the hot path checks ``array.dtype in ...`` directly."""
+    """The NumPy dtypes of a set of DTypes (string tensors have none)."""
     return frozenset(d._np for d in allowed if d._np is not None and d is not dtypes.string)
 
 
-# ``OP_DTYPES[op_name]``: the NumPy dtypes each binary op accepts (filled in by ``_binary``).
-# ``overloads.py`` can consult it so that its operator fast path refuses what the op refuses.
-OP_DTYPES = {}
-
-
 def _unary(op_name, make_kernel, grad, allowed, saves_inputs=True, saves_outputs=False, infer=None, quiet_fp=True,
-           doc=""):
-    """Register an elementwise unary op and build its public function (fast path as in :func:`_binary`)."""
-    op = register_op(op_name, kernel=_quiet_factory(make_kernel) if quiet_fp else make_kernel,
-                     infer=infer or _shapes.same_as_input, grad=grad,
-                     saves_inputs=saves_inputs, saves_outputs=saves_outputs, doc=doc)
-    allowed_np = _np_dtypes(allowed)
-    raw = make_kernel(np) if quiet_fp and _FP_IGNORE is not None else op.kernel(NUMPY)
-    fp_set, fp_reset, fp_ignore = _FP_STATE.set, _FP_STATE.reset, _FP_IGNORE
+           **traits):
+    """Register an elementwise unary op: one row with its kernel, shape function, gradient and traits.
 
-    def public(x, name=None):
-        if type(x) is EagerTensor:   # fast path, as in _binary
-            xv = x._value
-            device = x._device
-            c = ctx
-            if xv.dtype in allowed_np and device.backend is NUMPY and c.device is None and c.graph is None:
-                token = fp_set(fp_ignore)
-                try:
-                    out = EagerTensor(raw(xv), device)
-                except Exception:
-                    return execute(op, (x,))
-                finally:
-                    fp_reset(token)
-                if c.tapes:
-                    record(op, (x,), _NO_ATTRS, (out,))
-                return out
-        x = to_tensor(x)
-        check_dtype(op_name, x, allowed)
-        return execute(op, (x,), name=name)
-    public.__name__ = op_name.lower()
-    public.__doc__ = doc or f"Elementwise ``{op_name}``."
-    return op, public
+    ``allowed``: the dtypes TF's op definition accepts. ``quiet_fp``: the kernel runs
+    without NumPy's floating-point warnings (see :class:`quiet`). ``traits``: the
+    row's other facts (``ufunc=``, ``linear=``...; see ``registry.OpDef``).
+    """
+    return register_op(op_name, kernel=make_kernel, quiet_fp=quiet_fp,
+                       infer=infer or _shapes.same_as_input, grad=grad, saves_inputs=saves_inputs,
+                       saves_outputs=saves_outputs, dtypes=allowed, elementwise=True, **traits)
 
 
 def _binary(op_name, make_kernel, grad, allowed, out_dtype=None, saves_inputs=True, saves_outputs=False,
-            quiet_fp=True, doc=""):
-    """Register a broadcasting binary op and build its public function.
+            quiet_fp=True, **traits):
+    """Register a broadcasting binary op (see :func:`_unary`); ``out_dtype``: bool for comparisons."""
+    return register_op(op_name, kernel=make_kernel, quiet_fp=quiet_fp,
+                       infer=_shapes.broadcast_infer(out_dtype), grad=grad, saves_inputs=saves_inputs,
+                       saves_outputs=saves_outputs, dtypes=allowed, elementwise=True, **traits)
 
-    The public function has two paths. The *fast path* handles the commonest call,
-    two eager NumPy tensors of one allowed dtype on one device, with no device scope:
-    it calls the kernel and records on the tape exactly as ``execute`` would, without
-    converting arguments. A kernel error there re-runs through ``execute`` so the user
-    sees the same error message. Every other call takes the *general path*: convert
-    Python values (which adopt the tensor's dtype), refuse mismatched dtypes, check
-    the op accepts the dtype, then ``execute``.
 
-    ``quiet_fp``: run the kernel in NumPy's "ignore" error state (see ``_FP_STATE``).
-    """
-    op = register_op(op_name, kernel=_quiet_factory(make_kernel) if quiet_fp else make_kernel,
-                     infer=_shapes.broadcast_infer(out_dtype), grad=grad,
-                     saves_inputs=saves_inputs, saves_outputs=saves_outputs, doc=doc)
-    allowed_np = OP_DTYPES[op_name] = _np_dtypes(allowed)
-    adds_unadoptable_scalars = op_name == "AddV2"
-    raw = make_kernel(np) if quiet_fp and _FP_IGNORE is not None else op.kernel(NUMPY)
-    fp_set, fp_reset, fp_ignore = _FP_STATE.set, _FP_STATE.reset, _FP_IGNORE
-
-    def make_public(default_name):
-        def public(x, y, name=default_name):
-            if type(y) is Variable and y._graph is None:  # a layer's ``x + bias``: read the variable
-                y = y._read()
-            if type(x) is EagerTensor and type(y) is EagerTensor:
-                xv, yv = x._value, y._value
-                device = x._device
-                c = ctx
-                if (xv.dtype == yv.dtype and xv.dtype in allowed_np and device is y._device
-                        and device.backend is NUMPY and c.device is None and c.graph is None):
-                    token = fp_set(fp_ignore)
-                    try:
-                        out = EagerTensor(raw(xv, yv), device)
-                    except Exception:
-                        return execute(op, (x, y))  # re-run for TF's error message
-                    finally:
-                        fp_reset(token)
-                    if c.tapes:
-                        for tape in c.tapes:
-                            tape.record_operation(op, (x, y), _NO_ATTRS, (out,))
-                    return out
-            try:
-                x, y = binary_inputs(op_name, x, y)
-            except TypeError:
-                if adds_unadoptable_scalars and ctx.graph is None and not isinstance(y, Tensor):
-                    # TF's ``tf.add``/``x + y``: a Python value that cannot take x's dtype is converted on
-                    # its own, and the op then refuses the mix (InvalidArgumentError, not TypeError)
-                    x, y = to_tensor(x), to_tensor(y)
-                    raise _dispatch.dtype_error(op_name, 1, x.dtype, y.dtype) from None
-                raise
-            check_dtype(op_name, x, allowed)
-            return execute(op, (x, y), name=name)
-        public.__name__ = op_name.lower()
-        public.__doc__ = doc or f"Elementwise ``{op_name}`` with broadcasting."
-        return public
-
-    public = make_public(None)
-    # Operators (``x + y``) use a twin whose graph nodes get TF's operator names ("add", "mul"...).
-    public.with_default_name = make_public
-    return op, public
+def _add_inputs(op_name, x, y):
+    """``tf.add``/``x + y``'s conversion. As in TF, a Python value that cannot take ``x``'s dtype
+    (``int_tensor + 1.5``) is converted on its own, and AddV2 then refuses the mix eagerly
+    (InvalidArgumentError, not the TypeError other binary ops raise)."""
+    try:
+        return binary_inputs(op_name, x, y)
+    except TypeError:
+        if ctx.graph is None and not isinstance(y, Tensor):
+            x, y = to_tensor(x), to_tensor(y)
+            raise _dispatch.dtype_error(op_name, 1, x.dtype, y.dtype) from None
+        raise
 
 
 def _check_int_divisor(xp, x, y):
@@ -411,37 +294,115 @@ _FLOAT_NP = _np_dtypes(FLOAT)
 _POW_TYPES = FLOAT | _SIGNED_INT
 _SQDIFF_TYPES = FLOAT | frozenset([dtypes.int32, dtypes.int64])
 
-_ADD, add = _binary("AddV2", lambda xp: xp.add, _add_grad, NUMERIC, saves_inputs=False,
-                    doc="``x + y`` with broadcasting (op ``AddV2``).")
-_SUB, subtract = _binary("Sub", lambda xp: xp.subtract, _sub_grad, NUMERIC, saves_inputs=False,
-                         doc="``x - y`` with broadcasting.")
-_MUL, multiply = _binary("Mul", lambda xp: xp.multiply, _mul_grad, NUMERIC,
-                         doc="``x * y`` with broadcasting. ``tf.multiply`` refuses bool (the ``*`` operator "
-                             "on bool tensors computes a logical AND, see :func:`_mul_operator`).")
-_REALDIV, _realdiv = _binary("RealDiv", lambda xp: xp.true_divide, _realdiv_grad, FLOAT,
-                             doc="``x / y`` for floating-point tensors.")
-_FLOORDIV, floordiv = _binary("FloorDiv", _floordiv_kernel, lambda op, g: (None, None), NUMERIC,
-                              saves_inputs=False, doc="``x // y``: floor division; no gradient.")
-_FLOORMOD, floormod = _binary("FloorMod", _floormod_kernel, _floormod_grad, NUMERIC,
-                              doc="``x % y`` with the sign of ``y`` (Python semantics).")
+_ADD = _binary("AddV2", lambda xp: xp.add, _add_grad, NUMERIC, saves_inputs=False, ufunc="add", commutative=True, linear="linear")
+
+
+def add(x, y, name=None):
+    """``x + y`` with broadcasting (op ``AddV2``)."""
+    return binary_op("AddV2", x, y, name, convert=_add_inputs)
+
+
+_SUB = _binary("Sub", lambda xp: xp.subtract, _sub_grad, NUMERIC, saves_inputs=False, ufunc="subtract", linear="linear")
+
+
+def subtract(x, y, name=None):
+    """``x - y`` with broadcasting."""
+    return binary_op("Sub", x, y, name)
+
+
+_MUL = _binary("Mul", lambda xp: xp.multiply, _mul_grad, NUMERIC, ufunc="multiply", commutative=True, linear="multilinear")
+
+
+def multiply(x, y, name=None):
+    """``x * y`` with broadcasting. ``tf.multiply`` refuses bool (the ``*`` operator on bool tensors computes a logical AND, see :func:`_mul_operator`)."""
+    return binary_op("Mul", x, y, name)
+
+
+_REALDIV = _binary("RealDiv", lambda xp: xp.true_divide, _realdiv_grad, FLOAT, ufunc="true_divide")
+
+
+def _realdiv(x, y, name=None):
+    """``x / y`` for floating-point tensors."""
+    return binary_op("RealDiv", x, y, name)
+
+
+_FLOORDIV = _binary("FloorDiv", _floordiv_kernel, lambda op, g: (None, None), NUMERIC,
+                              saves_inputs=False)
+
+
+def floordiv(x, y, name=None):
+    """``x // y``: floor division; no gradient."""
+    return binary_op("FloorDiv", x, y, name)
+
+
+_FLOORMOD = _binary("FloorMod", _floormod_kernel, _floormod_grad, NUMERIC)
+
+
+def floormod(x, y, name=None):
+    """``x % y`` with the sign of ``y`` (Python semantics)."""
+    return binary_op("FloorMod", x, y, name)
+
+
 mod = floormod
-_TRUNCDIV, truncatediv = _binary("TruncateDiv", lambda xp: _truncate_kernel(xp, False), None, NUMERIC,
-                                 doc="Division rounding toward zero (C semantics): ``-7 // 2 == -3``.")
-_TRUNCMOD, truncatemod = _binary("TruncateMod", lambda xp: _truncate_kernel(xp, True), None,
-                                 NUMERIC - frozenset([dtypes.float16]),
-                                 doc="Remainder with the sign of ``x`` (C's ``fmod``).")
-_POW, pow = _binary("Pow", _pow_kernel, _pow_grad, _POW_TYPES, saves_outputs=True,  # noqa: A001
-                    doc="``x ** y`` elementwise. Integer powers refuse negative exponents.")
-_MAXIMUM, maximum = _binary("Maximum", lambda xp: xp.maximum, _max_min_grad(lambda x, y: greater_equal(x, y)),
-                            NUMERIC, quiet_fp=False,
-                            doc="Elementwise max (NaN wins); on ties the gradient goes to ``x``.")
-_MINIMUM, minimum = _binary("Minimum", lambda xp: xp.minimum, _max_min_grad(lambda x, y: less_equal(x, y)),
-                            NUMERIC, quiet_fp=False,
-                            doc="Elementwise min (NaN wins); on ties the gradient goes to ``x``.")
-_SQDIFF, squared_difference = _binary("SquaredDifference", lambda xp: (lambda x, y: xp.square(x - y)),
-                                      _squared_difference_grad, _SQDIFF_TYPES, doc="``(x - y) ** 2``.")
-_DIV_NO_NAN, _div_no_nan_op = _binary("DivNoNan", _div_no_nan_kernel, _div_no_nan_grad, FLOAT,
-                                      doc="``x / y``, but 0 wherever ``y == 0`` (even if x is NaN).")
+_TRUNCDIV = _binary("TruncateDiv", lambda xp: _truncate_kernel(xp, False), None, NUMERIC)
+
+
+def truncatediv(x, y, name=None):
+    """Division rounding toward zero (C semantics): ``-7 // 2 == -3``."""
+    return binary_op("TruncateDiv", x, y, name)
+
+
+_TRUNCMOD = _binary("TruncateMod", lambda xp: _truncate_kernel(xp, True), None,
+                                 NUMERIC - frozenset([dtypes.float16]))
+
+
+def truncatemod(x, y, name=None):
+    """Remainder with the sign of ``x`` (C's ``fmod``)."""
+    return binary_op("TruncateMod", x, y, name)
+
+
+_POW = _binary("Pow", _pow_kernel, _pow_grad, _POW_TYPES, saves_outputs=True)
+
+
+def pow(x, y, name=None):
+    """``x ** y`` elementwise. Integer powers refuse negative exponents."""
+    return binary_op("Pow", x, y, name)
+
+
+_MAXIMUM = _binary("Maximum", lambda xp: xp.maximum, _max_min_grad(lambda x, y: greater_equal(x, y)),
+                            NUMERIC, quiet_fp=False, ufunc="maximum", commutative=True)
+
+
+def maximum(x, y, name=None):
+    """Elementwise max (NaN wins); on ties the gradient goes to ``x``."""
+    return binary_op("Maximum", x, y, name)
+
+
+_MINIMUM = _binary("Minimum", lambda xp: xp.minimum, _max_min_grad(lambda x, y: less_equal(x, y)),
+                            NUMERIC, quiet_fp=False, ufunc="minimum", commutative=True)
+
+
+def minimum(x, y, name=None):
+    """Elementwise min (NaN wins); on ties the gradient goes to ``x``."""
+    return binary_op("Minimum", x, y, name)
+
+
+_SQDIFF = _binary("SquaredDifference", lambda xp: (lambda x, y: xp.square(x - y)),
+                                      _squared_difference_grad, _SQDIFF_TYPES, ufunc=("subtract", "square"), commutative=True)
+
+
+def squared_difference(x, y, name=None):
+    """``(x - y) ** 2``."""
+    return binary_op("SquaredDifference", x, y, name)
+
+
+_DIV_NO_NAN = _binary("DivNoNan", _div_no_nan_kernel, _div_no_nan_grad, FLOAT)
+
+
+def _div_no_nan_op(x, y, name=None):
+    """``x / y``, but 0 wherever ``y == 0`` (even if x is NaN)."""
+    return binary_op("DivNoNan", x, y, name)
+
 
 # TF's table for ``/``: integers become floats first; bool has no division at all.
 _TRUEDIV_TARGET = {dtypes.uint8: dtypes.float32, dtypes.int8: dtypes.float32, dtypes.uint16: dtypes.float32,
@@ -540,20 +501,59 @@ def _zeros_grad(op, grad):
     return array_ops.zeros_like(grad)
 
 
-_NEG, negative = _unary("Neg", lambda xp: xp.negative, lambda op, g: negative(g), _SIGNED, saves_inputs=False,
-                        doc="``-x``.")
+_NEG = _unary("Neg", lambda xp: xp.negative, lambda op, g: negative(g), _SIGNED, saves_inputs=False, ufunc="negative", linear="linear")
+
+
+def negative(x, name=None):
+    """``-x``."""
+    return unary_op("Neg", x, name)
+
+
 neg = negative
-_ABS, abs = _unary("Abs", lambda xp: xp.abs, lambda op, g: multiply(g, sign(op.inputs[0])), _SIGNED,  # noqa: A001
-                   doc="``|x|``; the gradient is ``sign(x)`` (0 at 0).")
-_SIGN, sign = _unary("Sign", lambda xp: xp.sign, _zeros_grad,
-                     _SIGNED, saves_inputs=False, doc="-1, 0 or 1 (NaN for NaN); the gradient is zero everywhere.")
-_EXP, exp = _unary("Exp", lambda xp: xp.exp, lambda op, g: multiply(g, op.outputs[0]), FLOAT,
-                   saves_inputs=False, saves_outputs=True, doc="``e**x``; the gradient reuses the output.")
-_LOG, log = _unary("Log", lambda xp: xp.log, lambda op, g: multiply(g, reciprocal(op.inputs[0])),
-                   FLOAT, doc="Natural logarithm (``-inf`` at 0, NaN below).")
-_LOG1P, log1p = _unary("Log1p", lambda xp: xp.log1p,
-                       lambda op, g: multiply(g, reciprocal(add(op.inputs[0], 1))), FLOAT,
-                       doc="``log(1 + x)``, accurate for small ``x``.")
+_ABS = _unary("Abs", lambda xp: xp.abs, lambda op, g: multiply(g, sign(op.inputs[0])), _SIGNED, ufunc="absolute")
+
+
+def abs(x, name=None):
+    """``|x|``; the gradient is ``sign(x)`` (0 at 0)."""
+    return unary_op("Abs", x, name)
+
+
+_SIGN = _unary("Sign", lambda xp: xp.sign, _zeros_grad,
+                     _SIGNED, saves_inputs=False, ufunc="sign")
+
+
+def sign(x, name=None):
+    """-1, 0 or 1 (NaN for NaN); the gradient is zero everywhere."""
+    return unary_op("Sign", x, name)
+
+
+_EXP = _unary("Exp", lambda xp: xp.exp, lambda op, g: multiply(g, op.outputs[0]), FLOAT,
+                   saves_inputs=False, saves_outputs=True, ufunc="exp")
+
+
+def exp(x, name=None):
+    """``e**x``; the gradient reuses the output."""
+    return unary_op("Exp", x, name)
+
+
+_LOG = _unary("Log", lambda xp: xp.log, lambda op, g: multiply(g, reciprocal(op.inputs[0])),
+                   FLOAT, ufunc="log")
+
+
+def log(x, name=None):
+    """Natural logarithm (``-inf`` at 0, NaN below)."""
+    return unary_op("Log", x, name)
+
+
+_LOG1P = _unary("Log1p", lambda xp: xp.log1p,
+                       lambda op, g: multiply(g, reciprocal(add(op.inputs[0], 1))), FLOAT, ufunc="log1p")
+
+
+def log1p(x, name=None):
+    """``log(1 + x)``, accurate for small ``x``."""
+    return unary_op("Log1p", x, name)
+
+
 def _zero_where_no_grad(g, grad):
     """``grad``, but 0 wherever the incoming gradient ``g`` is 0, as TF's fused gradient kernels
     (``SqrtGrad``, ``RsqrtGrad``, ``ReciprocalGrad``) do, even where the local derivative is infinite.
@@ -562,23 +562,61 @@ def _zero_where_no_grad(g, grad):
     return array_ops.where(equal(g, array_ops.zeros_like(g)), array_ops.zeros_like(grad), grad)
 
 
-_SQRT, sqrt = _unary("Sqrt", lambda xp: xp.sqrt,
+_SQRT = _unary("Sqrt", lambda xp: xp.sqrt,
                      lambda op, g: _zero_where_no_grad(g, realdiv(multiply(g, 0.5), op.outputs[0])), FLOAT,
-                     saves_inputs=False, saves_outputs=True,
-                     doc="Square root; gradient ``0.5 / y`` (0 where the incoming gradient is 0).")
-_RSQRT, rsqrt = _unary("Rsqrt", lambda xp: (lambda x: xp.reciprocal(xp.sqrt(x))),
+                     saves_inputs=False, saves_outputs=True, ufunc="sqrt")
+
+
+def sqrt(x, name=None):
+    """Square root; gradient ``0.5 / y`` (0 where the incoming gradient is 0)."""
+    return unary_op("Sqrt", x, name)
+
+
+_RSQRT = _unary("Rsqrt", lambda xp: (lambda x: xp.reciprocal(xp.sqrt(x))),
                        lambda op, g: _zero_where_no_grad(g, multiply(g, multiply(-0.5, pow(op.outputs[0], 3)))),
-                       FLOAT, saves_inputs=False, saves_outputs=True,
-                       doc="``1 / sqrt(x)``; gradient ``-y**3 / 2`` (0 where the incoming gradient is 0).")
-_SQUARE, square = _unary("Square", lambda xp: xp.square,
-                         lambda op, g: multiply(g, multiply(op.inputs[0], 2)), NUMERIC, doc="``x * x``.")
-_SIN, sin = _unary("Sin", lambda xp: xp.sin, lambda op, g: multiply(g, cos(op.inputs[0])), FLOAT,
-                   doc="Sine.")
-_COS, cos = _unary("Cos", lambda xp: xp.cos,
-                   lambda op, g: multiply(g, negative(sin(op.inputs[0]))), FLOAT, doc="Cosine.")
-_TANH, tanh = _unary("Tanh", lambda xp: xp.tanh,
+                       FLOAT, saves_inputs=False, saves_outputs=True, ufunc=("sqrt", "reciprocal"))
+
+
+def rsqrt(x, name=None):
+    """``1 / sqrt(x)``; gradient ``-y**3 / 2`` (0 where the incoming gradient is 0)."""
+    return unary_op("Rsqrt", x, name)
+
+
+_SQUARE = _unary("Square", lambda xp: xp.square,
+                         lambda op, g: multiply(g, multiply(op.inputs[0], 2)), NUMERIC, ufunc="square")
+
+
+def square(x, name=None):
+    """``x * x``."""
+    return unary_op("Square", x, name)
+
+
+_SIN = _unary("Sin", lambda xp: xp.sin, lambda op, g: multiply(g, cos(op.inputs[0])), FLOAT, ufunc="sin")
+
+
+def sin(x, name=None):
+    """Sine."""
+    return unary_op("Sin", x, name)
+
+
+_COS = _unary("Cos", lambda xp: xp.cos,
+                   lambda op, g: multiply(g, negative(sin(op.inputs[0]))), FLOAT, ufunc="cos")
+
+
+def cos(x, name=None):
+    """Cosine."""
+    return unary_op("Cos", x, name)
+
+
+_TANH = _unary("Tanh", lambda xp: xp.tanh,
                      lambda op, g: multiply(g, subtract(1, square(op.outputs[0]))), FLOAT,
-                     saves_inputs=False, saves_outputs=True, doc="Hyperbolic tangent; gradient ``1 - y**2``.")
+                     saves_inputs=False, saves_outputs=True, ufunc="tanh")
+
+
+def tanh(x, name=None):
+    """Hyperbolic tangent; gradient ``1 - y**2``."""
+    return unary_op("Tanh", x, name)
+
 
 
 def _sigmoid_kernel(xp):
@@ -596,22 +634,50 @@ def _round_kernel(xp):
     return k
 
 
-_SIGMOID, sigmoid = _unary("Sigmoid", _sigmoid_kernel,
+_SIGMOID = _unary("Sigmoid", _sigmoid_kernel,
                            lambda op, g: multiply(g, multiply(op.outputs[0], subtract(1, op.outputs[0]))),
-                           FLOAT, saves_inputs=False, saves_outputs=True, quiet_fp=False,
-                           doc="``1 / (1 + exp(-x))``; gradient ``y * (1 - y)``.")
-_RECIPROCAL, _reciprocal = _unary("Reciprocal", lambda xp: xp.reciprocal,
+                           FLOAT, saves_inputs=False, saves_outputs=True, quiet_fp=False)
+
+
+def sigmoid(x, name=None):
+    """``1 / (1 + exp(-x))``; gradient ``y * (1 - y)``."""
+    return unary_op("Sigmoid", x, name)
+
+
+_RECIPROCAL = _unary("Reciprocal", lambda xp: xp.reciprocal,
                                   lambda op, g: _zero_where_no_grad(g, multiply(g, negative(square(op.outputs[0])))),
-                                  FLOAT, saves_inputs=False, saves_outputs=True,
-                                  doc="``1 / x``; gradient ``-y**2`` (0 where the incoming gradient is 0).")
-_ROUND, round = _unary("Round", _round_kernel, lambda op, g: None, NUMERIC, saves_inputs=False,  # noqa: A001
-                       quiet_fp=False,
-                       doc="Round half to even (banker's rounding), as TF does. Integers are unchanged. "
-                           "No gradient.")
-_FLOOR, floor = _unary("Floor", lambda xp: xp.floor, lambda op, g: None, FLOAT, saves_inputs=False, quiet_fp=False,
-                       doc="Largest integer not greater than x. No gradient.")
-_CEIL, ceil = _unary("Ceil", lambda xp: xp.ceil, lambda op, g: None, FLOAT, saves_inputs=False, quiet_fp=False,
-                     doc="Smallest integer not less than x. No gradient.")
+                                  FLOAT, saves_inputs=False, saves_outputs=True, ufunc="reciprocal")
+
+
+def _reciprocal(x, name=None):
+    """``1 / x``; gradient ``-y**2`` (0 where the incoming gradient is 0)."""
+    return unary_op("Reciprocal", x, name)
+
+
+_ROUND = _unary("Round", _round_kernel, lambda op, g: None, NUMERIC, saves_inputs=False,  # noqa: A001
+                       quiet_fp=False)
+
+
+def round(x, name=None):
+    """Round half to even (banker's rounding), as TF does. Integers are unchanged. No gradient."""
+    return unary_op("Round", x, name)
+
+
+_FLOOR = _unary("Floor", lambda xp: xp.floor, lambda op, g: None, FLOAT, saves_inputs=False, quiet_fp=False, ufunc="floor")
+
+
+def floor(x, name=None):
+    """Largest integer not greater than x. No gradient."""
+    return unary_op("Floor", x, name)
+
+
+_CEIL = _unary("Ceil", lambda xp: xp.ceil, lambda op, g: None, FLOAT, saves_inputs=False, quiet_fp=False, ufunc="ceil")
+
+
+def ceil(x, name=None):
+    """Smallest integer not less than x. No gradient."""
+    return unary_op("Ceil", x, name)
+
 
 
 def _special_kernel(name):
@@ -631,23 +697,52 @@ def _erf_grad_factor(x):
     return multiply(1.1283791670955126, exp(negative(square(x))))
 
 
-_ERF, erf = _unary("Erf", _special_kernel("erf"), lambda op, g: multiply(g, _erf_grad_factor(op.inputs[0])),
-                   FLOAT, doc="The error function ``2/sqrt(pi) * integral_0^x exp(-t**2) dt``.")
-_ERFC, erfc = _unary("Erfc", _special_kernel("erfc"),
-                     lambda op, g: negative(multiply(g, _erf_grad_factor(op.inputs[0]))), FLOAT,
-                     doc="``1 - erf(x)``, accurate where erf(x) is close to 1.")
+_ERF = _unary("Erf", _special_kernel("erf"), lambda op, g: multiply(g, _erf_grad_factor(op.inputs[0])),
+                   FLOAT)
+
+
+def erf(x, name=None):
+    """The error function ``2/sqrt(pi) * integral_0^x exp(-t**2) dt``."""
+    return unary_op("Erf", x, name)
+
+
+_ERFC = _unary("Erfc", _special_kernel("erfc"),
+                     lambda op, g: negative(multiply(g, _erf_grad_factor(op.inputs[0]))), FLOAT)
+
+
+def erfc(x, name=None):
+    """``1 - erf(x)``, accurate where erf(x) is close to 1."""
+    return unary_op("Erfc", x, name)
+
 
 
 def _bool_infer(ic):
     return [(dtypes.bool, ic.shape(0))]
 
 
-_ISNAN, is_nan = _unary("IsNan", lambda xp: xp.isnan, None, FLOAT, infer=_bool_infer, quiet_fp=False,
-                        doc="True where x is NaN.")
-_ISINF, is_inf = _unary("IsInf", lambda xp: xp.isinf, None, FLOAT, infer=_bool_infer, quiet_fp=False,
-                        doc="True where x is +-inf.")
-_ISFINITE, is_finite = _unary("IsFinite", lambda xp: xp.isfinite, None, FLOAT, infer=_bool_infer, quiet_fp=False,
-                              doc="True where x is neither inf nor NaN.")
+_ISNAN = _unary("IsNan", lambda xp: xp.isnan, None, FLOAT, infer=_bool_infer, quiet_fp=False)
+
+
+def is_nan(x, name=None):
+    """True where x is NaN."""
+    return unary_op("IsNan", x, name)
+
+
+_ISINF = _unary("IsInf", lambda xp: xp.isinf, None, FLOAT, infer=_bool_infer, quiet_fp=False)
+
+
+def is_inf(x, name=None):
+    """True where x is +-inf."""
+    return unary_op("IsInf", x, name)
+
+
+_ISFINITE = _unary("IsFinite", lambda xp: xp.isfinite, None, FLOAT, infer=_bool_infer, quiet_fp=False)
+
+
+def is_finite(x, name=None):
+    """True where x is neither inf nor NaN."""
+    return unary_op("IsFinite", x, name)
+
 
 
 def reciprocal(x, name=None):
@@ -662,54 +757,121 @@ def reciprocal(x, name=None):
 # --------------------------------------------------------------------------------------
 # Comparisons and logic: boolean results, no gradient
 # --------------------------------------------------------------------------------------
-def _comparison(op_name, ufunc, allowed, doc):
+def _comparison(op_name, ufunc, allowed, **traits):
     return _binary(op_name, lambda xp: getattr(xp, ufunc), None, allowed, out_dtype=dtypes.bool, quiet_fp=False,
-                   doc=doc)
+                   ufunc=ufunc, **traits)
 
 
-_EQUAL, equal = _comparison("Equal", "equal", NUMERIC | _BOOL | _STRING, "``x == y`` elementwise, with broadcasting.")
-_NOT_EQUAL, not_equal = _comparison("NotEqual", "not_equal", NUMERIC | _BOOL | _STRING,
-                                    "``x != y`` elementwise, with broadcasting.")
-_LESS, less = _comparison("Less", "less", NUMERIC, "``x < y`` elementwise.")
-_LESS_EQUAL, less_equal = _comparison("LessEqual", "less_equal", NUMERIC, "``x <= y`` elementwise.")
-_GREATER, greater = _comparison("Greater", "greater", NUMERIC, "``x > y`` elementwise.")
-_GREATER_EQUAL, greater_equal = _comparison("GreaterEqual", "greater_equal", NUMERIC, "``x >= y`` elementwise.")
+_EQUAL = _comparison("Equal", "equal", NUMERIC | _BOOL | _STRING, commutative=True)
 
 
-def _bool_only(op_name, make_kernel, unary, doc):
-    """Logical ops take only bool; TF words the refusal as a dtype mismatch with 'bool'."""
-    if unary:
-        op, fast = _unary(op_name, make_kernel, None, _BOOL, quiet_fp=False, doc=doc)
-    else:
-        op, fast = _binary(op_name, make_kernel, None, _BOOL, quiet_fp=False, doc=doc)
-
-    def public(*args, name=None):
-        if unary:
-            tensors = (to_tensor(args[0]),)
-        else:
-            tensors = binary_inputs(op_name, *args) if not (
-                isinstance(args[0], Tensor) and isinstance(args[1], Tensor)) else args
-        for i, t in enumerate(tensors):
-            if not t.dtype.is_bool:
-                raise InvalidArgumentError(
-                    None, None, f"cannot compute {op_name} as input #{i}(zero-based) was expected to be a bool "
-                                f"tensor but is a {t.dtype.name} tensor [Op:{op_name}]")
-        return fast(*tensors, name=name)
-    public.__name__ = fast.__name__
-    public.__doc__ = doc
-    return op, public
+def equal(x, y, name=None):
+    """``x == y`` elementwise, with broadcasting."""
+    return binary_op("Equal", x, y, name)
 
 
-_LOGICAL_AND, logical_and = _bool_only("LogicalAnd", lambda xp: xp.logical_and, False, "Boolean AND.")
-_LOGICAL_OR, logical_or = _bool_only("LogicalOr", lambda xp: xp.logical_or, False, "Boolean OR.")
-_LOGICAL_NOT, logical_not = _bool_only("LogicalNot", lambda xp: xp.logical_not, True, "Boolean NOT.")
-_BITWISE_AND, bitwise_and = _binary("BitwiseAnd", lambda xp: xp.bitwise_and, None, INTEGER, quiet_fp=False,
-                                    doc="Bitwise AND.")
-_BITWISE_OR, bitwise_or = _binary("BitwiseOr", lambda xp: xp.bitwise_or, None, INTEGER, quiet_fp=False,
-                                  doc="Bitwise OR.")
-_BITWISE_XOR, bitwise_xor = _binary("BitwiseXor", lambda xp: xp.bitwise_xor, None, INTEGER, quiet_fp=False,
-                                    doc="Bitwise XOR.")
-_INVERT, invert = _unary("Invert", lambda xp: xp.invert, None, INTEGER, quiet_fp=False, doc="Bitwise NOT.")
+_NOT_EQUAL = _comparison("NotEqual", "not_equal", NUMERIC | _BOOL | _STRING, commutative=True)
+
+
+def not_equal(x, y, name=None):
+    """``x != y`` elementwise, with broadcasting."""
+    return binary_op("NotEqual", x, y, name)
+
+
+_LESS = _comparison("Less", "less", NUMERIC)
+
+
+def less(x, y, name=None):
+    """``x < y`` elementwise."""
+    return binary_op("Less", x, y, name)
+
+
+_LESS_EQUAL = _comparison("LessEqual", "less_equal", NUMERIC)
+
+
+def less_equal(x, y, name=None):
+    """``x <= y`` elementwise."""
+    return binary_op("LessEqual", x, y, name)
+
+
+_GREATER = _comparison("Greater", "greater", NUMERIC)
+
+
+def greater(x, y, name=None):
+    """``x > y`` elementwise."""
+    return binary_op("Greater", x, y, name)
+
+
+_GREATER_EQUAL = _comparison("GreaterEqual", "greater_equal", NUMERIC)
+
+
+def greater_equal(x, y, name=None):
+    """``x >= y`` elementwise."""
+    return binary_op("GreaterEqual", x, y, name)
+
+
+
+def _bool_only(op_name, make_kernel, unary, **traits):
+    """Logical ops take only bool (TF's op definition has no dtype attr: its inputs are typed bool)."""
+    register = _unary if unary else _binary
+    return register(op_name, make_kernel, None, _BOOL, quiet_fp=False, **traits)
+
+
+_LOGICAL_AND = _bool_only("LogicalAnd", lambda xp: xp.logical_and, False, ufunc="logical_and", commutative=True)
+
+
+def logical_and(x, y, name=None):
+    """Boolean AND."""
+    return binary_op("LogicalAnd", x, y, name)
+
+
+_LOGICAL_OR = _bool_only("LogicalOr", lambda xp: xp.logical_or, False, ufunc="logical_or", commutative=True)
+
+
+def logical_or(x, y, name=None):
+    """Boolean OR."""
+    return binary_op("LogicalOr", x, y, name)
+
+
+_LOGICAL_NOT = _bool_only("LogicalNot", lambda xp: xp.logical_not, True, ufunc="logical_not")
+
+
+def logical_not(x, name=None):
+    """Boolean NOT."""
+    return unary_op("LogicalNot", x, name)
+
+
+_BITWISE_AND = _binary("BitwiseAnd", lambda xp: xp.bitwise_and, None, INTEGER, quiet_fp=False, ufunc="bitwise_and", commutative=True)
+
+
+def bitwise_and(x, y, name=None):
+    """Bitwise AND."""
+    return binary_op("BitwiseAnd", x, y, name)
+
+
+_BITWISE_OR = _binary("BitwiseOr", lambda xp: xp.bitwise_or, None, INTEGER, quiet_fp=False, ufunc="bitwise_or", commutative=True)
+
+
+def bitwise_or(x, y, name=None):
+    """Bitwise OR."""
+    return binary_op("BitwiseOr", x, y, name)
+
+
+_BITWISE_XOR = _binary("BitwiseXor", lambda xp: xp.bitwise_xor, None, INTEGER, quiet_fp=False, ufunc="bitwise_xor", commutative=True)
+
+
+def bitwise_xor(x, y, name=None):
+    """Bitwise XOR."""
+    return binary_op("BitwiseXor", x, y, name)
+
+
+_INVERT = _unary("Invert", lambda xp: xp.invert, None, INTEGER, quiet_fp=False, ufunc="invert")
+
+
+def invert(x, name=None):
+    """Bitwise NOT."""
+    return unary_op("Invert", x, name)
+
 
 
 def logical_xor(x, y, name="LogicalXor"):

@@ -1,45 +1,95 @@
 """Python operators on tensors and variables: ``x + y`` is ``tf.add(x, y)``.
 
 TensorFlow attaches operators to ``Tensor`` from its math module; so does the
-engine, here, once every op exists. Each operator simply calls the public
-function (``tf.add``, ``tf.multiply``...), whose eager fast path (two eager
-tensors of one allowed dtype) is what the dispatch benchmark measures. In a
-graph, operator nodes get TF's lower-case names ("add", "mul"...).
+engine, here, once every op exists. Each operator binds its registry op
+(``x + y`` is ``AddV2``) exactly as the public function does, through
+``binary_op`` and the one door, ``execute``; that call is what the dispatch
+benchmark measures. In a graph, operator nodes get TF's lower-case names
+("add", "mul"...).
 """
-from ..framework.tensor import EagerTensor, Tensor, scalar_like
+import numpy as np
+
+from ..framework.tensor import EagerTensor, Tensor
 from ..variables import Variable
 from . import linalg_ops, math_ops
+from ._dispatch import binary_op
+
+_NP_BOOL = np.dtype(bool)
 
 __all__ = []
 
 
-def _operator(public, graph_name):
-    """The forward and reflected operator methods for one public binary function."""
-    forward = public.with_default_name(graph_name) if hasattr(public, "with_default_name") else \
-        (lambda x, y: public(x, y, name=graph_name))
-
-    def reflected(y, x):
-        return forward(x, y)
-    return forward, reflected
+# --------------------------------------------------------------------------------------
+# Arithmetic and comparison operators: one registry op each, through the one door
+# --------------------------------------------------------------------------------------
+# Graph nodes made by operators get TF's lower-case names ("add", "mul"...), as in TF graphs.
+def _add(x, y):
+    return binary_op("AddV2", x, y, "add", convert=math_ops._add_inputs)
 
 
-def _scaling_shortcut(forward, reflected):
-    """``*`` with a shortcut for the commonest product in training code: a float tensor times a Python
-    float (``lr * grad``). The general path converts the float to the tensor's dtype (``scalar_like``)
-    after several layers of argument checks; the shortcut does just that and calls ``tf.multiply``,
-    which is exactly where the general path ends up for these arguments."""
-    multiply = math_ops.multiply
+def _radd(y, x):
+    return binary_op("AddV2", x, y, "add", convert=math_ops._add_inputs)
 
-    def forward_fast(x, y):
-        if type(y) is float and type(x) is EagerTensor and x._value.dtype.kind == "f":
-            return multiply(x, scalar_like(y, x), name="mul")
-        return forward(x, y)
 
-    def reflected_fast(y, x):
-        if type(x) is float and type(y) is EagerTensor and y._value.dtype.kind == "f":
-            return multiply(scalar_like(x, y), y, name="mul")
-        return reflected(y, x)
-    return forward_fast, reflected_fast
+def _sub(x, y):
+    return binary_op("Sub", x, y, "sub")
+
+
+def _rsub(y, x):
+    return binary_op("Sub", x, y, "sub")
+
+
+def _mul(x, y):
+    """``*``: ``Mul``; on bool tensors a logical AND, as TF's operator (``tf.multiply`` refuses bool)."""
+    if type(x) is EagerTensor and x._value.dtype != _NP_BOOL:
+        return binary_op("Mul", x, y, "mul")
+    return math_ops._mul_operator(x, y, name="mul")
+
+
+def _rmul(y, x):
+    if type(y) is EagerTensor and y._value.dtype != _NP_BOOL:
+        return binary_op("Mul", x, y, "mul")
+    return math_ops._mul_operator(x, y, name="mul")
+
+
+def _floordiv(x, y):
+    return binary_op("FloorDiv", x, y, "floordiv")
+
+
+def _rfloordiv(y, x):
+    return binary_op("FloorDiv", x, y, "floordiv")
+
+
+def _mod(x, y):
+    return binary_op("FloorMod", x, y, "mod")
+
+
+def _rmod(y, x):
+    return binary_op("FloorMod", x, y, "mod")
+
+
+def _pow(x, y):
+    return math_ops.pow(x, y, name="pow")
+
+
+def _rpow(y, x):
+    return math_ops.pow(x, y, name="pow")
+
+
+def _lt(x, y):
+    return binary_op("Less", x, y, "Less")
+
+
+def _le(x, y):
+    return binary_op("LessEqual", x, y, "LessEqual")
+
+
+def _gt(x, y):
+    return binary_op("Greater", x, y, "Greater")
+
+
+def _ge(x, y):
+    return binary_op("GreaterEqual", x, y, "GreaterEqual")
 
 
 def _bool_or_bitwise(logical, bitwise):
@@ -90,18 +140,10 @@ def _ne(x, y):
         raise
 
 
-# Graph nodes made by operators get TF's lower-case names ("add", "mul"...), as in TF graphs.
 _BINARY = {
-    "add": _operator(math_ops.add, "add"),
-    "sub": _operator(math_ops.subtract, "sub"),
-    "mul": _scaling_shortcut(*_operator(math_ops._mul_operator, "mul")),  # also a logical AND on bool tensors
-    "floordiv": _operator(math_ops.floordiv, "floordiv"),
-    "mod": _operator(math_ops.floormod, "mod"),
-    "pow": _operator(math_ops.pow, "pow"),
-    "lt": _operator(math_ops.less, "Less"),
-    "le": _operator(math_ops.less_equal, "LessEqual"),
-    "gt": _operator(math_ops.greater, "Greater"),
-    "ge": _operator(math_ops.greater_equal, "GreaterEqual"),
+    "add": (_add, _radd), "sub": (_sub, _rsub), "mul": (_mul, _rmul), "floordiv": (_floordiv, _rfloordiv),
+    "mod": (_mod, _rmod), "pow": (_pow, _rpow), "lt": (_lt, None), "le": (_le, None), "gt": (_gt, None),
+    "ge": (_ge, None),
 }
 
 
@@ -122,7 +164,7 @@ def install(cls):
     """Attach every operator to ``cls`` (Tensor, and Variable which reads its value)."""
     for name, (forward, reflected) in _BINARY.items():
         setattr(cls, f"__{name}__", forward)
-        if name not in ("lt", "le", "gt", "ge"):
+        if reflected is not None:
             setattr(cls, f"__r{name}__", reflected)
     cls.__truediv__ = _truediv
     cls.__rtruediv__ = lambda y, x: math_ops.truediv(x, y, name="truediv")

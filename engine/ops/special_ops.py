@@ -29,7 +29,7 @@ import numpy as np
 
 from ..framework import dtypes
 from ..framework.errors import NotFoundError
-from ._dispatch import FLOAT
+from ._dispatch import FLOAT, binary_op, unary_op
 from .math_ops import (_binary, _unary, add, cast, equal, exp, multiply, negative, not_equal, reciprocal, sign,
                        square, subtract, unbroadcast)
 from . import array_ops
@@ -164,15 +164,37 @@ def _zeta_grad(op, g):
     return None, unbroadcast(multiply(g, negative(multiply(s, zeta(add(s, 1), q)))), q)
 
 
-_LGAMMA, lgamma = _unary("Lgamma", _lgamma_kernel, _lgamma_grad, FLOAT,
-                         doc="``log|Gamma(x)|`` (``inf`` at 0 and the negative integers); gradient ``digamma``.")
-_DIGAMMA, digamma = _unary("Digamma", _digamma_kernel, _digamma_grad, FLOAT,
-                           doc="``psi(x) = d/dx lgamma(x)`` (NaN at the poles); gradient ``polygamma(1, x)``.")
-_POLYGAMMA, _polygamma = _binary("Polygamma", _polygamma_kernel, _polygamma_grad, _F32_64,
-                                 doc="``polygamma(a, x)``: the ``a``-th derivative of digamma (``a`` a whole "
-                                     "number, as a float).")
-_ZETA, _zeta = _binary("Zeta", _zeta_kernel, _zeta_grad, _F32_64,
-                       doc="Hurwitz zeta ``sum_k (q + k)**-x`` (``x > 1``).")
+_LGAMMA = _unary("Lgamma", _lgamma_kernel, _lgamma_grad, FLOAT)
+
+
+def lgamma(x, name=None):
+    """``log|Gamma(x)|`` (``inf`` at 0 and the negative integers); gradient ``digamma``."""
+    return unary_op("Lgamma", x, name)
+
+
+_DIGAMMA = _unary("Digamma", _digamma_kernel, _digamma_grad, FLOAT)
+
+
+def digamma(x, name=None):
+    """``psi(x) = d/dx lgamma(x)`` (NaN at the poles); gradient ``polygamma(1, x)``."""
+    return unary_op("Digamma", x, name)
+
+
+_POLYGAMMA = _binary("Polygamma", _polygamma_kernel, _polygamma_grad, _F32_64)
+
+
+def _polygamma(x, y, name=None):
+    """``polygamma(a, x)``: the ``a``-th derivative of digamma (``a`` a whole number, as a float)."""
+    return binary_op("Polygamma", x, y, name)
+
+
+_ZETA = _binary("Zeta", _zeta_kernel, _zeta_grad, _F32_64)
+
+
+def _zeta(x, y, name=None):
+    """Hurwitz zeta ``sum_k (q + k)**-x`` (``x > 1``)."""
+    return binary_op("Zeta", x, y, name)
+
 
 
 def polygamma(a, x, name=None):
@@ -231,16 +253,26 @@ def _ndtri_kernel(xp):
     return lambda x: _back(np, math.sqrt(2) * _erfinv_f64(2 * _f64(np, x) - 1), x)
 
 
-_ERFINV, _erfinv = _unary("Erfinv", _erfinv_kernel,
+_ERFINV = _unary("Erfinv", _erfinv_kernel,
                           lambda op, g: multiply(g, multiply(0.886226925452758, exp(square(op.outputs[0])))),
-                          _F32_64, saves_inputs=False, saves_outputs=True,
-                          doc="Inverse of ``erf`` on (-1, 1) (+-inf at +-1, NaN outside); gradient "
-                              "``sqrt(pi)/2 exp(y**2)``.")
-_NDTRI, _ndtri = _unary("Ndtri", _ndtri_kernel,
+                          _F32_64, saves_inputs=False, saves_outputs=True)
+
+
+def _erfinv(x, name=None):
+    """Inverse of ``erf`` on (-1, 1) (+-inf at +-1, NaN outside); gradient ``sqrt(pi)/2 exp(y**2)``."""
+    return unary_op("Erfinv", x, name)
+
+
+_NDTRI = _unary("Ndtri", _ndtri_kernel,
                         lambda op, g: multiply(g, multiply(2.5066282746310002, exp(multiply(0.5, square(
                             op.outputs[0]))))),
-                        _F32_64, saves_inputs=False, saves_outputs=True,
-                        doc="Inverse of the standard normal CDF; gradient ``sqrt(2 pi) exp(y**2 / 2)``.")
+                        _F32_64, saves_inputs=False, saves_outputs=True)
+
+
+def _ndtri(x, name=None):
+    """Inverse of the standard normal CDF; gradient ``sqrt(2 pi) exp(y**2 / 2)``."""
+    return unary_op("Ndtri", x, name)
+
 
 
 def _no_half(op_name, public):
@@ -292,12 +324,29 @@ def _xlog1py_grad(op, g):
     return (unbroadcast(multiply(g, xlog1py(_nonzero(x), y)), x), unbroadcast(multiply(g, xdivy(x, add(y, 1))), y))
 
 
-_XLOGY, xlogy = _binary("Xlogy", _x_op_kernel(lambda xp, x, y: x * xp.log(y)), _xlogy_grad, FLOAT,
-                        doc="``x * log(y)``, and 0 where ``x == 0`` (even where ``y`` is 0 or NaN).")
-_XDIVY, xdivy = _binary("Xdivy", _x_op_kernel(lambda xp, x, y: x / y), _xdivy_grad, FLOAT,
-                        doc="``x / y``, and 0 where ``x == 0`` (even where ``y == 0``).")
-_XLOG1PY, xlog1py = _binary("Xlog1py", _x_op_kernel(lambda xp, x, y: x * xp.log1p(y)), _xlog1py_grad, FLOAT,
-                            doc="``x * log1p(y)``, and 0 where ``x == 0``.")
+_XLOGY = _binary("Xlogy", _x_op_kernel(lambda xp, x, y: x * xp.log(y)), _xlogy_grad, FLOAT)
+
+
+def xlogy(x, y, name=None):
+    """``x * log(y)``, and 0 where ``x == 0`` (even where ``y`` is 0 or NaN)."""
+    return binary_op("Xlogy", x, y, name)
+
+
+_XDIVY = _binary("Xdivy", _x_op_kernel(lambda xp, x, y: x / y), _xdivy_grad, FLOAT)
+
+
+def xdivy(x, y, name=None):
+    """``x / y``, and 0 where ``x == 0`` (even where ``y == 0``)."""
+    return binary_op("Xdivy", x, y, name)
+
+
+_XLOG1PY = _binary("Xlog1py", _x_op_kernel(lambda xp, x, y: x * xp.log1p(y)), _xlog1py_grad, FLOAT)
+
+
+def xlog1py(x, y, name=None):
+    """``x * log1p(y)``, and 0 where ``x == 0``."""
+    return binary_op("Xlog1py", x, y, name)
+
 
 
 # --------------------------------------------------------------------------------------
@@ -385,10 +434,20 @@ def _i1e_grad(op, g):
     return multiply(g, array_ops.where(zero, multiply(ones, 0.5), d))
 
 
-_I0E, bessel_i0e = _unary("BesselI0e", lambda xp: (lambda x: _back(xp, _i0e_f64(xp, _f64(xp, x)), x)), _i0e_grad,
-                          FLOAT, saves_outputs=True,
-                          doc="``exp(-|x|) I0(x)``: the modified Bessel function of order 0, scaled so it "
-                              "does not overflow.")
-_I1E, bessel_i1e = _unary("BesselI1e", lambda xp: (lambda x: _back(xp, _i1e_f64(xp, _f64(xp, x)), x)), _i1e_grad,
-                          FLOAT, saves_outputs=True,
-                          doc="``exp(-|x|) I1(x)``: the modified Bessel function of order 1, scaled.")
+_I0E = _unary("BesselI0e", lambda xp: (lambda x: _back(xp, _i0e_f64(xp, _f64(xp, x)), x)), _i0e_grad,
+                          FLOAT, saves_outputs=True)
+
+
+def bessel_i0e(x, name=None):
+    """``exp(-|x|) I0(x)``: the modified Bessel function of order 0, scaled so it does not overflow."""
+    return unary_op("BesselI0e", x, name)
+
+
+_I1E = _unary("BesselI1e", lambda xp: (lambda x: _back(xp, _i1e_f64(xp, _f64(xp, x)), x)), _i1e_grad,
+                          FLOAT, saves_outputs=True)
+
+
+def bessel_i1e(x, name=None):
+    """``exp(-|x|) I1(x)``: the modified Bessel function of order 1, scaled."""
+    return unary_op("BesselI1e", x, name)
+
