@@ -10,9 +10,11 @@ trainable variable the moment it is read. This is exactly how TF's
 Assignments replace the stored array instead of writing into it, so snapshots
 stay valid; the stored arrays are marked read-only to keep it that way.
 
-In eager mode ``assign``/``assign_add``/``assign_sub`` update the buffer
-directly (the fast path). In graph mode (a variable created inside
-``with graph.as_default():``) the same methods add the registry's resource ops
+Reads and writes are the registry's resource ops, run through the one door
+(``engine.eager.execute``) like every other op: eagerly, ``v.read_value()`` runs
+``ReadVariableOp`` and ``v.assign_sub(d)`` runs ``AssignSubVariableOp`` on the
+variable itself (TF's resource handle). In graph mode (a variable created
+inside ``with graph.as_default():``) the same methods add those ops
 (``VarHandleOp``, ``ReadVariableOp``, ``AssignVariableOp``...) to the graph, and
 the value lives in each ``Session``; see ``engine/ops/resource_ops.py``.
 """
@@ -24,6 +26,7 @@ from .framework import dtypes as _dtypes
 from .framework.backend import NUMPY
 from .framework.context import ctx
 from .framework.device import default_device
+from .eager.execute import execute
 from .framework.registry import get_op
 from .framework.tensor import EagerTensor, Tensor, _next_id, convert_to_tensor, numpy_text
 from .framework.tensor_shape import TensorShape, as_shape
@@ -47,14 +50,20 @@ class VariableAggregation(enum.Enum):
     ONLY_FIRST_REPLICA = 3
 
 
-_read_op = []
+_resource_ops = {}
 _NO_ATTRS = {}   # shared by every recorded read: attrs are never modified
 
 
-def _READ():  # noqa: N802  (looked up lazily: the op library imports this module)
-    if not _read_op:
-        _read_op.append(get_op("ReadVariableOp"))
-    return _read_op[0]
+def _op(name):
+    """The registry row of a resource op (looked up on first use: the op library registers them later)."""
+    op = _resource_ops.get(name)
+    if op is None:
+        op = _resource_ops[name] = get_op(name)
+    return op
+
+
+def _READ():  # noqa: N802
+    return _op("ReadVariableOp")
 
 
 class Variable:
@@ -252,7 +261,11 @@ class Variable:
         return EagerTensor(v[()] if v.ndim == 0 else v, self._device)
 
     def _read(self):
-        """Produce a snapshot tensor and tell active tapes about the read."""
+        """Produce a snapshot tensor: run ``ReadVariableOp``, after telling active tapes about the access.
+
+        The tapes hear ``variable_accessed`` first, so a tape watching accessed variables
+        watches this one before it records the read (TF's order).
+        """
         c = ctx
         if c.graph is not None:
             t = c.graph.read_variable(self)
@@ -262,16 +275,11 @@ class Variable:
             return t
         if self._graph is not None:
             raise self._not_in_graph_error()
-        v = self._value   # what _read_untracked() returns, inline (a read per layer per step)
-        t = EagerTensor(v[()] if v.ndim == 0 else v, self._device)
         for watcher in c.variable_watchers:
             watcher.setdefault(self._id, self)
-        if c.tapes:
-            read_op, inputs, outputs = _READ(), (self,), (t,)
-            for tape in c.tapes:
-                tape.variable_accessed(self)
-                tape.record_operation(read_op, inputs, _NO_ATTRS, outputs)
-        return t
+        for tape in c.tapes:
+            tape.variable_accessed(self)
+        return execute(_READ(), (self,))
 
     def value(self):
         return self._read()
@@ -360,47 +368,26 @@ class Variable:
 
     def assign(self, value, use_locking=None, name=None, read_value=True):
         """Replace the value. A value of a different shape raises ``ValueError`` naming both shapes."""
-        t = self._prepare(value, "assign")
-        if ctx.graph is not None:
-            return ctx.graph.assign_variable(self, t, "AssignVariableOp", read_value)
-        self._value = self._store(t)
-        return self._assigned(read_value)
+        return self._write("AssignVariableOp", self._prepare(value, "assign"), read_value)
 
     def assign_add(self, delta, use_locking=None, name=None, read_value=True):
         """``v += delta``."""
-        t = self._prepare(delta, "assign_add")
-        if ctx.graph is not None:
-            return ctx.graph.assign_variable(self, t, "AssignAddVariableOp", read_value)
-        self._update(np.add, t, math_ops_name="add")
-        return self._assigned(read_value)
+        return self._write("AssignAddVariableOp", self._prepare(delta, "assign_add"), read_value)
 
     def assign_sub(self, delta, use_locking=None, name=None, read_value=True):
         """``v -= delta``."""
-        # Fast path: an optimizer's eager update, ``v.assign_sub(lr * grad)``: a NumPy delta of the variable's
-        # dtype and shape, and a buffer no one else can see. This is what the general path below does in that
-        # case (``_prepare`` returns the tensor unchanged, ``_update`` subtracts in place, ``_assigned``
-        # reports the access), with the same checks, spelled out to save three calls.
-        if type(delta) is EagerTensor and self._graph is None and ctx.graph is None:
-            value = self._value
-            d = delta._value
-            if (type(value) is np.ndarray and type(d) is np.ndarray and d.dtype == value.dtype
-                    and d.shape == value.shape and value.ndim and self._device.backend is NUMPY
-                    and self._sole_owner(value)):
-                value.flags.writeable = True
-                try:
-                    np.subtract(value, d, out=value)
-                finally:
-                    value.flags.writeable = False
-                if not read_value:
-                    return None
-                for tape in ctx.tapes:
-                    tape.variable_accessed(self)
-                return self
-            del value   # (the general path's in-place test counts references to the buffer: drop ours)
-        t = self._prepare(delta, "assign_sub")
+        return self._write("AssignSubVariableOp", self._prepare(delta, "assign_sub"), read_value)
+
+    def _write(self, op_type, value, read_value):
+        """Run the assignment op ``op_type``: eagerly through the one door, in a graph as a node.
+
+        Eagerly the kernel replaces the variable's buffer, or, for ``assign_add``/``assign_sub``
+        on a buffer no tensor shares, updates it in place (``resource_ops._assign_kernel``):
+        tensors read earlier keep their values either way (copy on write).
+        """
         if ctx.graph is not None:
-            return ctx.graph.assign_variable(self, t, "AssignSubVariableOp", read_value)
-        self._update(np.subtract, t, math_ops_name="subtract")
+            return ctx.graph.assign_variable(self, value, op_type, read_value)
+        execute(_op(op_type), (self, value))
         return self._assigned(read_value)
 
     def _assigned(self, read_value):
@@ -411,27 +398,6 @@ class Variable:
         for tape in ctx.tapes:
             tape.variable_accessed(self)
         return self
-
-    def _update(self, ufunc, delta, math_ops_name):
-        """``value = value (op) delta``, in place when no one else can see the buffer.
-
-        Reads share the variable's buffer, so writing into it is safe only when no
-        snapshot tensor (and no other array) refers to it: we ask CPython's reference
-        counts. Otherwise compute a new buffer, as an assignment does. Either way
-        every tensor read earlier keeps its value (the copy-on-write rule).
-        """
-        value = self._value
-        if (self._device.backend == NUMPY and isinstance(value, np.ndarray) and value.ndim
-                and isinstance(delta._value, np.ndarray) and delta._value.shape == value.shape
-                and self._sole_owner(value)):
-            value.flags.writeable = True
-            try:
-                ufunc(value, delta._value, out=value)
-            finally:
-                value.flags.writeable = False
-            return
-        from .ops import math_ops
-        self._value = self._store(getattr(math_ops, math_ops_name)(self._read_untracked(), delta))
 
     # --- sparse writes (scatter) ---------------------------------------------------------
     # TF runs these as ResourceScatter* ops on the variable's buffer. Eagerly the engine computes the new

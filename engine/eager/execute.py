@@ -41,6 +41,8 @@ def execute(op, inputs, attrs=_NO_ATTRS, name=None):
         return result
     try:
         device = c.device or (inputs[0]._device if inputs else default_device())
+        if op.resource_input:   # a variable's op runs where the variable lives, as TF colocates it
+            device = inputs[0]._device
     except AttributeError:
         raise _symbolic_input_error(op, inputs) from None
     try:
@@ -52,7 +54,9 @@ def execute(op, inputs, attrs=_NO_ATTRS, name=None):
             token = FP_STATE.set(FP_IGNORE) if op.quiet_fp else None
             try:
                 n = len(inputs)
-                if n == 2 and inputs[0]._device.backend is NUMPY and inputs[1]._device.backend is NUMPY:
+                if op.resource_input:   # a variable op: the kernel gets the variable itself, and the values
+                    result = kernel(inputs[0], *_values_on(device, inputs[1:]), **attrs)
+                elif n == 2 and inputs[0]._device.backend is NUMPY and inputs[1]._device.backend is NUMPY:
                     x, y = inputs
                     result = kernel(x._value, y._value, **attrs) if attrs else kernel(x._value, y._value)
                 elif n == 1 and inputs[0]._device.backend is NUMPY:
@@ -65,10 +69,12 @@ def execute(op, inputs, attrs=_NO_ATTRS, name=None):
         else:
             kernel = op.kernel(device.backend)
             with device.activate():
-                result = kernel(*[t._value if t._device is device else device.put(t._value) for t in inputs],
-                                **attrs)
+                values = [t._value if t._device is device else device.put(t._value) for t in inputs]
+                if op.resource_input:
+                    values[0] = inputs[0]
+                result = kernel(*values, **attrs)
     except Exception as exc:  # translate kernel failures into TF's errors
-        if any(not isinstance(t, EagerTensor) for t in inputs):
+        if any(_is_symbolic(t) for t in inputs):
             raise _symbolic_input_error(op, inputs) from None
         raise explain_failure(op, inputs, attrs, exc) from None
 
@@ -96,8 +102,13 @@ def _values_on(device, inputs):
     return [t._value if t._device.backend is NUMPY else device.put(t._value) for t in inputs]
 
 
+def _is_symbolic(t):
+    """Not a value: neither an eager tensor nor an eager variable (a graph tensor, for instance)."""
+    return not isinstance(t, EagerTensor) and not hasattr(t, "_is_variable")
+
+
 def _symbolic_input_error(op, inputs):
-    names = ", ".join(repr(getattr(t, "name", t)) for t in inputs if not isinstance(t, EagerTensor))
+    names = ", ".join(repr(getattr(t, "name", t)) for t in inputs if _is_symbolic(t))
     return TypeError(f"{op.name} was called eagerly on symbolic tensor(s) {names}: they belong to a tf.Graph "
                      f"and have no value here. Build the op inside that graph (`with graph.as_default():`) and "
                      f"run it with a Session, or use eager tensors.")

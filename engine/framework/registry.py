@@ -80,6 +80,10 @@ class OpDef:
         Draws random numbers: each graph node gets its own random stream.
     ``stateful``
         Random ops, assignments, prints: never folded, merged or removed.
+    ``resource_input``
+        Input 0 is a variable (TF: a resource handle), passed to the kernel as the
+        variable itself, whose buffer the kernel reads or replaces: ReadVariableOp,
+        AssignVariableOp, ... Eagerly that input is the ``tf.Variable``.
     ``quiet_fp``
         The kernel runs in NumPy's "ignore" floating-point error state: ``exp(1000.)``
         is ``inf`` without a warning, as in TF (see ``floating_point.py``).
@@ -88,12 +92,12 @@ class OpDef:
     __slots__ = ("name", "make_kernel", "infer", "grad", "num_outputs", "stateful",
                  "saves_inputs", "saves_outputs", "_kernels", "cpu_kernel", "needs_runtime", "doc",
                  "dtypes", "np_dtypes", "ufunc", "elementwise", "linear", "commutative", "forwarding",
-                 "random", "quiet_fp", "overridden", "door_kernel")
+                 "random", "resource_input", "quiet_fp", "overridden", "door_kernel")
 
     def __init__(self, name, kernel, infer=None, grad=None, num_outputs=1, stateful=False,
                  saves_inputs=True, saves_outputs=True, needs_runtime=False, doc="",
                  dtypes=None, ufunc=None, elementwise=False, linear=None, commutative=False,
-                 forwarding=False, random=False, quiet_fp=False):
+                 forwarding=False, random=False, resource_input=False, quiet_fp=False):
         self.name = name
         self.make_kernel = kernel
         self.infer = infer
@@ -115,6 +119,7 @@ class OpDef:
         self.commutative = commutative
         self.forwarding = forwarding
         self.random = random
+        self.resource_input = resource_input
         self.quiet_fp = quiet_fp
         self.overridden = False              # True while ``override`` has swapped its kernel
         self.door_kernel = None              # the NumPy kernel as eager dispatch calls it (see ``kernel``)

@@ -30,11 +30,13 @@ class ResourceSlot:
 
 
 def _freeze(value):
+    """The array a variable keeps: a read-only view, so snapshots read from it can never change."""
+    if isinstance(value, np.generic):
+        value = np.asarray(value)
     if isinstance(value, np.ndarray):
         value = value.view()
         value.flags.writeable = False
-        return value
-    return np.asarray(value) if isinstance(value, np.generic) else value
+    return value
 
 
 # --- constants, placeholders, grouping --------------------------------------------------------
@@ -101,7 +103,8 @@ def _read_infer(ic):
 
 
 register_op("ReadVariableOp", kernel=_read_kernel, infer=_read_infer, grad=lambda op, g: g,
-            saves_inputs=False, saves_outputs=False, stateful=True, doc="Reads a variable's current value.")
+            saves_inputs=False, saves_outputs=False, stateful=True, resource_input=True,
+            doc="Reads a variable's current value.")
 
 
 def _assign_kernel(combine):
@@ -134,7 +137,7 @@ def _can_update_in_place(handle, current, value):
 for _name, _combine in [("AssignVariableOp", None), ("AssignAddVariableOp", np.add),
                         ("AssignSubVariableOp", np.subtract)]:
     register_op(_name, kernel=_assign_kernel(_combine), infer=lambda ic: [], num_outputs=0, stateful=True,
-                doc="Writes a variable (replacing its buffer, so earlier reads stay valid).")
+                resource_input=True, quiet_fp=_combine is not None, doc="Writes a variable (replacing its buffer, so earlier reads stay valid).")
 
 
 # --- sliced assignment: ``v[1:3].assign(...)`` ----------------------------------------------------
@@ -161,4 +164,4 @@ def _strided_slice_assign_kernel(xp):
 
 _STRIDED_SLICE_ASSIGN = register_op(
     "ResourceStridedSliceAssign", kernel=_strided_slice_assign_kernel, infer=lambda ic: [], num_outputs=0,
-    stateful=True, doc="``v[begin:end:strides] = value`` on a variable (the op behind ``v[1:3].assign(...)``).")
+    stateful=True, resource_input=True, doc="``v[begin:end:strides] = value`` on a variable (the op behind ``v[1:3].assign(...)``).")
