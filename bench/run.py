@@ -5,7 +5,9 @@ Two figures matter for an eager framework written in Python:
 1. **Dispatch overhead**: the time to run one op on a tiny tensor, where the
    arithmetic is free and everything is bookkeeping (choose a device, find the
    kernel, wrap the result, offer it to the tapes). Measured on ``a + b`` for
-   1-element float32 tensors, without and with a recording ``GradientTape``.
+   1-element float32 tensors, without and with a recording ``GradientTape``,
+   and on ``v + v`` for a 1-element ``tf.Variable`` under a recording tape (two
+   ``ReadVariableOp`` s, each telling the tape about the access, then ``AddV2``).
 2. **A training step** of a small MLP (batch 64, 784-256-256-10, ReLU, softmax
    cross-entropy, SGD with lr 0.1), written as ordinary TF code (``GradientTape``
    + ``Variable.assign_sub``), against the same network written by hand in
@@ -34,8 +36,8 @@ import engine as tf
 BATCH, SIZES, LR = 64, (784, 256, 256, 10), 0.1
 
 TAPE_OPS = 1000   # ops recorded per tape in the dispatch-under-a-tape figure
-TARGETS = {"dispatch_us": 2.0, "tape_dispatch_us": 4.0, "mlp_ratio": 1.3}
-TF_EAGER = {"dispatch_us": 17.0, "mlp_ms": 5.4}   # TensorFlow 2 eager on CPU, for reference
+TARGETS = {"dispatch_us": 2.0, "tape_dispatch_us": 4.0, "tape_variable_us": 4.0, "mlp_ratio": 1.3}
+TF_EAGER = {"dispatch_us": 17.0, "tape_variable_us": 37.0, "mlp_ms": 5.4}   # TF 2 eager on CPU, for reference
 
 
 # --------------------------------------------------------------------------------------
@@ -73,13 +75,22 @@ def dispatch_figures(number=20000, repeat=7):
                 for _ in range(min(TAPE_OPS, number - chunk)):
                     a + b
 
+    v = tf.Variable([1.0])
+
+    def taped_variable():
+        for chunk in range(0, number, TAPE_OPS):
+            with tf.GradientTape():
+                for _ in range(min(TAPE_OPS, number - chunk)):
+                    v + v
+
     def numpy():
         for _ in range(number):
             x + y
 
     # Best of the rounds, as timeit advises for micro-benchmarks: the fastest round is the one least
     # disturbed by the rest of the machine.
-    seconds = _median_times({"engine": engine, "tape": taped, "numpy": numpy}, repeat, statistic=min)
+    seconds = _median_times({"engine": engine, "tape": taped, "variable": taped_variable, "numpy": numpy}, repeat,
+                            statistic=min)
     return {name: 1e6 * s / number for name, s in seconds.items()}
 
 
@@ -212,6 +223,9 @@ def main(argv=None):
                f"~{TF_EAGER['dispatch_us']:g} µs/op"))
     print(_row("  the same, inside a GradientTape", d["tape"], d["numpy"], "µs",
                f"<= {TARGETS['tape_dispatch_us']:g} µs/op", d["tape"] <= TARGETS["tape_dispatch_us"], ""))
+    print(_row("a Variable op in a GradientTape, v + v", d["variable"], d["numpy"], "µs",
+               f"<= {TARGETS['tape_variable_us']:g} µs", d["variable"] <= TARGETS["tape_variable_us"],
+               f"~{TF_EAGER['tape_variable_us']:g} µs"))
     print(f"  (best of {repeat} rounds of {number} ops)")
 
     m = mlp_figures(steps, warmup)

@@ -27,7 +27,7 @@ from .framework.backend import NUMPY
 from .framework.context import ctx
 from .framework.device import default_device
 from .eager.execute import execute
-from .framework.registry import get_op
+from .framework.registry import get_op, op_rows
 from .framework.tensor import EagerTensor, Tensor, _next_id, convert_to_tensor, numpy_text
 from .framework.tensor_shape import TensorShape, as_shape
 
@@ -50,20 +50,12 @@ class VariableAggregation(enum.Enum):
     ONLY_FIRST_REPLICA = 3
 
 
-_resource_ops = {}
 _NO_ATTRS = {}   # shared by every recorded read: attrs are never modified
-
-
-def _op(name):
-    """The registry row of a resource op (looked up on first use: the op library registers them later)."""
-    op = _resource_ops.get(name)
-    if op is None:
-        op = _resource_ops[name] = get_op(name)
-    return op
+_ROWS = op_rows()   # the op registry's table: ``_ROWS["ReadVariableOp"]`` (registered by ops/resource_ops.py)
 
 
 def _READ():  # noqa: N802
-    return _op("ReadVariableOp")
+    return _ROWS["ReadVariableOp"]
 
 
 class Variable:
@@ -279,7 +271,7 @@ class Variable:
             watcher.setdefault(self._id, self)
         for tape in c.tapes:
             tape.variable_accessed(self)
-        return execute(_READ(), (self,))
+        return execute(_ROWS["ReadVariableOp"], (self,))
 
     def value(self):
         return self._read()
@@ -387,7 +379,7 @@ class Variable:
         """
         if ctx.graph is not None:
             return ctx.graph.assign_variable(self, value, op_type, read_value)
-        execute(_op(op_type), (self, value))
+        execute(_ROWS[op_type], (self, value))
         return self._assigned(read_value)
 
     def _assigned(self, read_value):

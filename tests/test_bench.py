@@ -25,11 +25,12 @@ def test_quick_run_prints_every_figure():
     assert done.returncode == 0, done.stdout + done.stderr
     out = done.stdout
     for text in ("eager dispatch, a + b on 1 element", "inside a GradientTape", "MLP train step, 64x784-256-256-10",
+                 "a Variable op in a GradientTape, v + v", "~37 µs",
                  "engine", "NumPy", "ratio", "<= 2 µs/op", "<= 4 µs/op", "<= 1.3x NumPy", "~17 µs/op",
                  "~5.4 ms/step", "MLP gradients equal the hand-written NumPy gradients: yes"):
         assert text in out, f"missing {text!r} in:\n{out}"
     ratios = re.findall(r"\d\.\d\d (?:µs|ms) +\d+\.\d\d (?:µs|ms) +\d+\.\d\dx", out)
-    assert len(ratios) == 3, out   # three figures, each beside NumPy's, with the ratio
+    assert len(ratios) == 4, out   # four figures, each beside NumPy's, with the ratio
 
 
 def test_numpy_backward_matches_finite_differences():

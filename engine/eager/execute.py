@@ -55,7 +55,8 @@ def execute(op, inputs, attrs=_NO_ATTRS, name=None):
             try:
                 n = len(inputs)
                 if op.resource_input:   # a variable op: the kernel gets the variable itself, and the values
-                    result = kernel(inputs[0], *_values_on(device, inputs[1:]), **attrs)
+                    result = kernel(inputs[0], *_values_on(device, inputs[1:]), **attrs) if n > 1 else \
+                        kernel(inputs[0], **attrs)
                 elif n == 2 and inputs[0]._device.backend is NUMPY and inputs[1]._device.backend is NUMPY:
                     x, y = inputs
                     result = kernel(x._value, y._value, **attrs) if attrs else kernel(x._value, y._value)

@@ -48,8 +48,11 @@ def binary_op(op_type, x, y, name=None, convert=None):
     """
     op = _ROWS[op_type]
     if type(x) is EagerTensor:
-        if type(y) is float and x._value.dtype.kind == "f":   # ``x * 0.5``: the float takes x's dtype
-            y = scalar_like(y, x)
+        if type(y) is not EagerTensor:
+            if type(y) is float and x._value.dtype.kind == "f":   # ``x * 0.5``: the float takes x's dtype
+                y = scalar_like(y, x)
+            elif getattr(y, "_is_variable", False):   # a layer's ``x + bias``: read the variable (ReadVariableOp)
+                y = y._read()
         if type(y) is EagerTensor:   # the common case: nothing to convert
             kind = x._value.dtype
             if kind == y._value.dtype and kind in op.np_dtypes:
