@@ -1,6 +1,13 @@
 """Elementwise math: arithmetic, unary functions, comparisons, logic, cast.
 
-Each op is one ``register_op`` call: kernel factory, shape function, gradient.
+Each op is one ``register_op`` call (through :func:`_binary` / :func:`_unary`):
+kernel factory, shape function, gradient and traits (the NumPy ufunc it is,
+whether it is commutative or linear). Its public function is a plain ``def``
+naming the op it binds::
+
+    def add(x, y, name=None):
+        return binary_op("AddV2", x, y, name, convert=_add_inputs)
+
 Gradients are written with the public functions of this package, so they are
 ordinary recorded ops and can be differentiated again.
 
@@ -14,9 +21,10 @@ Broadcasting gradients: if ``x`` of shape (3, 1) was broadcast against (3, 4),
 the gradient arriving for the result has shape (3, 4) and must be summed back
 to (3, 1). :func:`unbroadcast` does that for every broadcasting op.
 
-The hot path: ``tf.add(a, b)`` on two eager tensors of the same, allowed dtype
-skips argument conversion and runs the kernel directly (see :func:`_binary`);
-anything else takes the general path, which applies every rule and error.
+Every call goes through the one door (``binary_op`` / ``unary_op``, then
+``engine.eager.execute.execute``): ``tf.add(a, b)`` on two eager tensors of the
+same, allowed dtype only skips argument conversion; anything else applies every
+conversion rule and error first.
 
 Where the engine deliberately differs from TF 2.21:
 
@@ -294,7 +302,8 @@ _FLOAT_NP = _np_dtypes(FLOAT)
 _POW_TYPES = FLOAT | _SIGNED_INT
 _SQDIFF_TYPES = FLOAT | frozenset([dtypes.int32, dtypes.int64])
 
-_ADD = _binary("AddV2", lambda xp: xp.add, _add_grad, NUMERIC, saves_inputs=False, ufunc="add", commutative=True, linear="linear")
+_ADD = _binary("AddV2", lambda xp: xp.add, _add_grad, NUMERIC, saves_inputs=False, ufunc="add", commutative=True,
+               linear="linear")
 
 
 def add(x, y, name=None):
@@ -310,11 +319,13 @@ def subtract(x, y, name=None):
     return binary_op("Sub", x, y, name)
 
 
-_MUL = _binary("Mul", lambda xp: xp.multiply, _mul_grad, NUMERIC, ufunc="multiply", commutative=True, linear="multilinear")
+_MUL = _binary("Mul", lambda xp: xp.multiply, _mul_grad, NUMERIC, ufunc="multiply", commutative=True,
+               linear="multilinear")
 
 
 def multiply(x, y, name=None):
-    """``x * y`` with broadcasting. ``tf.multiply`` refuses bool (the ``*`` operator on bool tensors computes a logical AND, see :func:`_mul_operator`)."""
+    """``x * y`` with broadcasting. ``tf.multiply`` refuses bool (the ``*`` operator on bool tensors
+    computes a logical AND, see :func:`_mul_operator`)."""
     return binary_op("Mul", x, y, name)
 
 
@@ -388,7 +399,8 @@ def minimum(x, y, name=None):
 
 
 _SQDIFF = _binary("SquaredDifference", lambda xp: (lambda x, y: xp.square(x - y)),
-                                      _squared_difference_grad, _SQDIFF_TYPES, ufunc=("subtract", "square"), commutative=True)
+                                      _squared_difference_grad, _SQDIFF_TYPES, ufunc=("subtract", "square"),
+                                                                                      commutative=True)
 
 
 def squared_difference(x, y, name=None):
@@ -501,7 +513,8 @@ def _zeros_grad(op, grad):
     return array_ops.zeros_like(grad)
 
 
-_NEG = _unary("Neg", lambda xp: xp.negative, lambda op, g: negative(g), _SIGNED, saves_inputs=False, ufunc="negative", linear="linear")
+_NEG = _unary("Neg", lambda xp: xp.negative, lambda op, g: negative(g), _SIGNED, saves_inputs=False,
+              ufunc="negative", linear="linear")
 
 
 def negative(x, name=None):
@@ -663,7 +676,8 @@ def round(x, name=None):
     return unary_op("Round", x, name)
 
 
-_FLOOR = _unary("Floor", lambda xp: xp.floor, lambda op, g: None, FLOAT, saves_inputs=False, quiet_fp=False, ufunc="floor")
+_FLOOR = _unary("Floor", lambda xp: xp.floor, lambda op, g: None, FLOAT, saves_inputs=False, quiet_fp=False,
+                ufunc="floor")
 
 
 def floor(x, name=None):
@@ -841,7 +855,8 @@ def logical_not(x, name=None):
     return unary_op("LogicalNot", x, name)
 
 
-_BITWISE_AND = _binary("BitwiseAnd", lambda xp: xp.bitwise_and, None, INTEGER, quiet_fp=False, ufunc="bitwise_and", commutative=True)
+_BITWISE_AND = _binary("BitwiseAnd", lambda xp: xp.bitwise_and, None, INTEGER, quiet_fp=False, ufunc="bitwise_and",
+                       commutative=True)
 
 
 def bitwise_and(x, y, name=None):
@@ -849,7 +864,8 @@ def bitwise_and(x, y, name=None):
     return binary_op("BitwiseAnd", x, y, name)
 
 
-_BITWISE_OR = _binary("BitwiseOr", lambda xp: xp.bitwise_or, None, INTEGER, quiet_fp=False, ufunc="bitwise_or", commutative=True)
+_BITWISE_OR = _binary("BitwiseOr", lambda xp: xp.bitwise_or, None, INTEGER, quiet_fp=False, ufunc="bitwise_or",
+                      commutative=True)
 
 
 def bitwise_or(x, y, name=None):
@@ -857,7 +873,8 @@ def bitwise_or(x, y, name=None):
     return binary_op("BitwiseOr", x, y, name)
 
 
-_BITWISE_XOR = _binary("BitwiseXor", lambda xp: xp.bitwise_xor, None, INTEGER, quiet_fp=False, ufunc="bitwise_xor", commutative=True)
+_BITWISE_XOR = _binary("BitwiseXor", lambda xp: xp.bitwise_xor, None, INTEGER, quiet_fp=False, ufunc="bitwise_xor",
+                       commutative=True)
 
 
 def bitwise_xor(x, y, name=None):

@@ -137,7 +137,8 @@ def _can_update_in_place(handle, current, value):
 for _name, _combine in [("AssignVariableOp", None), ("AssignAddVariableOp", np.add),
                         ("AssignSubVariableOp", np.subtract)]:
     register_op(_name, kernel=_assign_kernel(_combine), infer=lambda ic: [], num_outputs=0, stateful=True,
-                resource_input=True, quiet_fp=_combine is not None, doc="Writes a variable (replacing its buffer, so earlier reads stay valid).")
+                resource_input=True, quiet_fp=_combine is not None,
+                doc="Writes a variable (replacing its buffer, so earlier reads stay valid).")
 
 
 # --- sliced assignment: ``v[1:3].assign(...)`` ----------------------------------------------------
@@ -164,4 +165,5 @@ def _strided_slice_assign_kernel(xp):
 
 _STRIDED_SLICE_ASSIGN = register_op(
     "ResourceStridedSliceAssign", kernel=_strided_slice_assign_kernel, infer=lambda ic: [], num_outputs=0,
-    stateful=True, resource_input=True, doc="``v[begin:end:strides] = value`` on a variable (the op behind ``v[1:3].assign(...)``).")
+    stateful=True, resource_input=True,
+    doc="``v[begin:end:strides] = value`` on a variable (the op behind ``v[1:3].assign(...)``).")

@@ -2,7 +2,7 @@
 ``sinh``, ``cosh``, ``asinh``, ``acosh``, ``atanh``, and ``expm1``.
 
 Each is one elementwise op (TF's op names: ``Tan``, ``Asin``, ..., ``Atan2``) registered with the
-``math_ops`` helpers, so it gets the same fast path, dtype checks (floats only) and tape recording as
+``math_ops`` helpers, so it goes through the same door, dtype checks (floats only) and tape recording as
 ``sin``/``cos``. The gradients are TF's formulas, written with engine ops:
 
 * ``tan``: ``g / cos(x)**2``;  ``asin``: ``g / sqrt(1 - x**2)``;  ``acos``: ``-g / sqrt(1 - x**2)``;
