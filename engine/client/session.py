@@ -4,9 +4,14 @@
 
 1. flattens ``fetches`` (any nest of tensors, operations, variables or names),
 2. checks and converts every fed value against its tensor's dtype and shape,
-3. looks up, or compiles once, the :class:`~engine.framework.executor.Plan` for
-   this (fetches, feeds) signature: only the needed subgraph, in order,
+3. looks up, or builds once, the *executor* for this (fetches, targets, feeds)
+   signature: the reference compiles a :class:`~engine.framework.executor.Plan`,
+   only the needed subgraph, in order,
 4. runs it and packs the results back into the structure of ``fetches``.
+
+The executor is a seam (``engine/client/executor_seam.py``): inside
+``engine.seams.using(executor=MyExecutor)`` every ``Session.run`` builds and runs
+``MyExecutor`` s instead.
 
 Variables created in graph mode keep their values in the session's resource
 table (``runtime``), so two sessions on one graph have independent variables.
@@ -19,11 +24,11 @@ from .. import config_optimizer
 from ..framework import dtypes as _dtypes
 from ..framework.backend import to_numpy
 from ..framework.context import ctx
-from ..framework.executor import compile_plan
 from ..framework.graph import Graph, Operation, SymbolicTensor, get_default_graph
 from ..framework.tensor import EagerTensor
 from ..ops.resource_ops import ResourceSlot
 from ..util import nest
+from .executor_seam import EXECUTOR_SEAM
 
 __all__ = ["Session", "InteractiveSession", "get_default_session"]
 
@@ -43,7 +48,7 @@ def get_default_session():
 
 
 class _Runtime:
-    """What kernels that need session state see: the resource table."""
+    """What kernels that need session state see (``_runtime=``): the resource table, ``resource(name)``."""
 
     def __init__(self):
         self.resources = {}
@@ -63,7 +68,7 @@ class Session:
             graph = ctx.graph if isinstance(ctx.graph, Graph) else get_default_graph()
         self.graph = graph
         self._runtime = _Runtime()
-        self._plans = {}
+        self._plans = {}    # request signature (and executor class) -> its executor: built once, run per call
         self.last_plan = None
         self._closed = False
         self._entered = []
@@ -119,13 +124,16 @@ class Session:
                 targets.append(e)
             else:
                 fetch_tensors.append(e)
+        executor_class = EXECUTOR_SEAM.current   # the reference GraphExecutor, or a using(executor=...)'s
         key = (tuple(t._id for t in fetch_tensors), tuple(op._id for op in targets),
-               tuple(t._id for t in feed_tensors), self.graph.version, config_optimizer.options_key())
-        plan = self._plans.get(key)
-        if plan is None:
-            plan = self._plans[key] = compile_plan(fetch_tensors, targets, feed_tensors)
-        self.last_plan = plan  # engine extra: print(sess.last_plan.report) shows what the optimizer did
-        values = iter(plan(feed_values, self._runtime))
+               tuple(t._id for t in feed_tensors), self.graph.version, config_optimizer.options_key(),
+               executor_class)
+        executor = self._plans.get(key)
+        if executor is None:
+            executor = self._plans[key] = executor_class(fetch_tensors, targets, feed_tensors)
+        # engine extra: print(sess.last_plan.report) shows what the optimizer did (the reference's Plan)
+        self.last_plan = executor
+        values = iter(executor.run(feed_values, self._runtime))
         results = [None if isinstance(e, Operation) else _to_host(next(values)) for e in elements]
         return nest.pack_sequence_as(fetches, results)
 

@@ -82,9 +82,7 @@ def execute(op, inputs, attrs=_NO_ATTRS, name=None):
     if op.num_outputs == 1:
         out = EagerTensor(result, device)
         if c.tapes:
-            outs = (out,)
-            for tape in c.tapes:
-                tape.record_operation(op, inputs, attrs, outs)
+            record(op, inputs, attrs, (out,))
         return out
     outs = [EagerTensor(r, device) for r in result]
     if c.tapes:

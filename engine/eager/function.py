@@ -34,6 +34,40 @@ when its gradient is differentiated again, instead of returning ``None``.
 AutoGraph (``engine/autograph``) converts the function's Python ``if``/``while``/
 ``for`` on tensors into ``tf.cond``/``tf.while_loop`` before tracing.
 
+**The tracer seam.** Steps 1 and 3, the key and the trace, are the ``tracer``
+seam (``engine.seams``). A tracer is a class, built once per ``tf.function``
+(and per tracer class) as ``Tracer(python_function)``, with two methods::
+
+    class MyTracer:
+        def __init__(self, python_function): ...   # the function to trace (AutoGraph-converted)
+        def cache_key(self, args, kwargs): ...     # -> a hashable key: equal keys share one trace
+        def trace(self, args, kwargs): ...         # -> a ConcreteFunction
+
+``args``/``kwargs`` are the call's arguments bound to the Python signature
+(defaults filled in); with an ``input_signature`` (or ``get_concrete_function``
+on specs) the tensor arguments are ``tf.TensorSpec`` s. ``trace`` builds a
+``FuncGraph`` (``engine/framework/func_graph.py``): ``graph.add_input(dtype,
+shape)`` gives the placeholder that stands for each tensor argument (a
+``tf.Tensor``, NumPy array or ``tf.TensorSpec`` leaf, in flat order); other
+leaves are passed to the function as they are (baked into the graph: a variable
+is captured); it calls ``python_function`` inside ``graph.as_default()``,
+``graph.set_outputs(result)`` turns what it returned into the graph's outputs,
+and ``ConcreteFunction(graph)`` wraps the graph. A call feeds the concrete
+function with the call's tensor arguments, checked against the placeholders'
+dtypes and shapes, so a key must tell apart every argument the graph cannot
+serve (a key that forgets shapes needs placeholders of unknown shape).
+
+Inside ``with engine.seams.using(tracer=MyTracer):`` every ``tf.function``, old
+or new, keys and traces its calls with ``MyTracer``. Each function keeps its
+traces per tracer class: inside the block it does not reuse the reference's
+traces, after it the reference does not reuse MyTracer's (a later block with
+MyTracer does). ``experimental_get_tracing_count()`` counts every trace, and the
+rules around any tracer stay the engine's: a first trace that creates variables
+is traced again (TF's rule), the retracing warning. ``reduce_retracing`` and the
+reuse of a trace of compatible shapes are the reference's. The reference is
+:class:`FunctionTracer`; outside a ``using`` block a call costs one attribute
+read for the seam.
+
 Deliberate differences from TF (for now): ``jit_compile`` is accepted and ignored;
 distributed variables passed as arguments are captured and keyed by identity; a higher-order gradient that is
 identically zero on the branch a cond took is ``None`` (as in TF's eager mode;
@@ -47,14 +81,13 @@ import logging
 
 import numpy as np
 
-from .. import config_optimizer
+from .. import config_optimizer, seams
 from ..framework import dtypes
 from ..framework.context import ctx
 from ..framework.device import default_device
 from ..framework.errors import InvalidArgumentError
 from ..framework.executor import compile_plan
 from ..framework.func_graph import FuncGraph
-from ..framework.registry import get_op
 from ..framework.tensor import EagerTensor, Tensor, convert_to_tensor
 from ..framework.tensor_shape import TensorShape
 from ..framework.tensor_spec import TensorSpec
@@ -158,11 +191,17 @@ def _skeleton(key):
 class ConcreteFunction:
     """One traced graph of a ``tf.function``, for one input signature."""
 
-    def __init__(self, graph, structured_input_signature, structured_outputs, name):
+    def __init__(self, graph, structured_input_signature=None, structured_outputs=None, name=None):
+        """``graph``: a traced ``FuncGraph`` (``inputs`` fed in order, ``outputs`` fetched);
+        ``structured_outputs``: what a call returns (default: ``graph.structured_outputs``);
+        ``structured_input_signature``: ``(args, kwargs)`` specs of the trace; ``name``: as TF's
+        ``__inference_<function>_<n>``."""
         self.graph = graph
         self.structured_input_signature = structured_input_signature
+        if structured_outputs is None:
+            structured_outputs = getattr(graph, "structured_outputs", None)
         self.structured_outputs = structured_outputs
-        self.name = name
+        self.name = name or f"__inference_{getattr(graph, 'name', 'function')}_{next(_function_ids)}"
         self._plan = None
         self._plan_options = None
         self._plan_with_intermediates = None
@@ -189,7 +228,7 @@ class ConcreteFunction:
     # --- calling ---------------------------------------------------------------------------
     def __call__(self, *args, **kwargs):
         """Call with arguments matching ``structured_input_signature`` (checked)."""
-        flat = _flat_tensor_args((args, kwargs))
+        flat = _flat_tensor_args((args, kwargs), variables=self._takes_variables())
         if len(flat) != len(self.graph.inputs):
             raise TypeError(f"{self.name} expected {len(self.graph.inputs)} tensor arguments, got {len(flat)}.")
         for i, (value, placeholder) in enumerate(zip(flat, self.graph.inputs)):
@@ -253,6 +292,13 @@ class ConcreteFunction:
             record_operation(self.name, inputs, outputs,
                              lambda *grads: self._backward(saved, inputs, outputs, grads))
         return nest.pack_sequence_as(self.structured_outputs, _fill_none(self.structured_outputs, outputs))
+
+    def _takes_variables(self):
+        """Are variable arguments inputs (resource placeholders) of the graph, or captured by it?"""
+        takes = self.__dict__.get("_variable_inputs")
+        if takes is None:
+            takes = self._variable_inputs = any(p.dtype == dtypes.resource for p in self.graph.inputs)
+        return takes
 
     def _should_replay(self):
         """Run the call op by op (see :meth:`_replay_eagerly`) instead of as one recorded op?
@@ -468,17 +514,18 @@ def _fill_none(structure, outputs):
     return [None if leaf is None else next(it) for leaf in nest.flatten(structure)]
 
 
-def _flat_tensor_args(structure):
+def _flat_tensor_args(structure, variables=True):
     """The tensor leaves of the arguments, in order (NumPy arrays become tensors), and each variable
-    argument once (the graph has one resource input per distinct variable; see ``_trace_key``)."""
-    out, variables = [], set()
+    argument once (the graph has one resource input per distinct variable; see ``_trace_key``).
+    ``variables=False``: a graph that captured its variable arguments (a seam tracer's) is fed none."""
+    out, seen = [], set()
     for x in nest.flatten(structure):
         if isinstance(x, np.ndarray):
             out.append(convert_to_tensor(x))
         elif isinstance(x, Tensor):
             out.append(x)
-        elif _is_variable_argument(x) and id(x) not in variables:  # one resource input per distinct variable
-            variables.add(id(x))
+        elif variables and _is_variable_argument(x) and id(x) not in seen:  # one resource input per variable
+            seen.add(id(x))
             out.append(x)
     return out
 
@@ -537,6 +584,10 @@ class Function:
     def __call__(self, *args, **kwargs):
         if RUN_EAGERLY:  # tf.config.run_functions_eagerly(True): plain Python, for debugging
             return self._python_function(*args, **kwargs)
+        if _TRACER_SEAM.replaced:  # inside engine.seams.using(tracer=...): that tracer keys and traces the call
+            concrete, traced, args, kwargs = self._lookup_or_trace_with(_TRACER_SEAM.current, args, kwargs)
+            self._note_call(traced)
+            return concrete(*args, **kwargs)
         fast_key = None if kwargs else _fast_key(args)
         if fast_key is not None:  # the common call: eager tensors only; skip building the full trace key
             concrete = self._fast_cache.get(fast_key)
@@ -553,6 +604,8 @@ class Function:
         """The ConcreteFunction for these arguments (tensors or ``tf.TensorSpec`` s), tracing if needed."""
         if not args and not kwargs and self._input_signature is not None:
             args = tuple(self._input_signature)
+        if _TRACER_SEAM.replaced:
+            return self._lookup_or_trace_with(_TRACER_SEAM.current, args, kwargs)[0]
         concrete, _, _, _ = self._lookup_or_trace(args, kwargs)
         return concrete
 
@@ -575,15 +628,19 @@ class Function:
         bound.apply_defaults()
         return bound.args, bound.kwargs
 
+    def _arguments(self, args, kwargs):
+        """``(args, kwargs)`` to key and trace, then ``(args, kwargs)`` to feed: the call bound to the Python
+        signature (canonical); with ``input_signature``, its specs, and the call converted to their dtypes."""
+        if self._input_signature is not None:
+            call_args = self._bind_to_signature(args, kwargs)   # raises TypeError if the call does not fit
+            return tuple(self._input_signature), {}, call_args, {}
+        args, kwargs = self._canonical(args, kwargs)
+        return args, kwargs, args, kwargs
+
     def _lookup_or_trace(self, args, kwargs):
         """The ConcreteFunction for this call (tracing on a miss), whether it traced, and the arguments
         to feed it (canonical; with ``input_signature``, converted to the signature's dtypes)."""
-        if self._input_signature is not None:
-            call_args = self._bind_to_signature(args, kwargs)   # raises TypeError if the call does not fit
-            call_kwargs = {}
-            args, kwargs = tuple(self._input_signature), {}
-        else:
-            args, kwargs = call_args, call_kwargs = self._canonical(args, kwargs)
+        args, kwargs, call_args, call_kwargs = self._arguments(args, kwargs)
         key = _trace_key(args, kwargs)
         concrete = self._cache.get(key)
         if concrete is not None:
@@ -595,11 +652,33 @@ class Function:
         relaxed = None
         if self._reduce_retracing and self._by_skeleton[skeleton]:
             relaxed = _relax(self._by_skeleton[skeleton][-1][0], key)
-        concrete = self._trace(args, kwargs, relaxed)
+        tracer = self._reference_tracer()
+        concrete = self._trace(functools.partial(tracer.trace, relaxed=relaxed), args, kwargs)
         trace_key = _trace_key(*_specs_from(args, kwargs, relaxed)) if relaxed is not None else key
         self._cache[key] = concrete
         self._by_skeleton[skeleton].append((trace_key, concrete))
         return concrete, True, call_args, call_kwargs
+
+    def _lookup_or_trace_with(self, tracer_class, args, kwargs):
+        """:meth:`_lookup_or_trace` with a ``tracer`` seam's tracer: its key, its traces (kept per tracer class)."""
+        args, kwargs, call_args, call_kwargs = self._arguments(args, kwargs)
+        tracers = self.__dict__.setdefault("_seam_tracers", {})   # tracer class -> (tracer, {key: concrete})
+        entry = tracers.get(tracer_class)
+        if entry is None:
+            entry = tracers[tracer_class] = (tracer_class(self._converted_function()), {})
+        tracer, cache = entry
+        key = tracer.cache_key(args, kwargs)
+        concrete = cache.get(key)
+        if concrete is not None:
+            return concrete, False, call_args, call_kwargs
+        concrete = cache[key] = self._trace(tracer.trace, args, kwargs)
+        return concrete, True, call_args, call_kwargs
+
+    def _reference_tracer(self):
+        tracer = self.__dict__.get("_tracer")
+        if tracer is None:
+            tracer = self._tracer = FunctionTracer(self._converted_function(), self._name)
+        return tracer
 
     def _bind_to_signature(self, args, kwargs):
         """Check the call against ``input_signature``; the specs, not the values' shapes, are traced."""
@@ -624,8 +703,8 @@ class Function:
         return tuple(bound)
 
     # --- tracing ---------------------------------------------------------------------------------------
-    def _trace(self, args, kwargs, relaxed):
-        """Trace a new ConcreteFunction.
+    def _trace(self, trace, args, kwargs):
+        """Trace a new ConcreteFunction with ``trace(args, kwargs)`` (a tracer's), counting the traces.
 
         As in TF, a first trace that creates ``tf.Variable`` s is followed at once by a second
         trace: the variables exist by then, and the graph that is kept is the second one, which
@@ -634,74 +713,17 @@ class Function:
         twice after its first call, and Python side effects ran twice.)
         """
         creates_variables_allowed = self._tracing_count == 0
-        graph, result, flat_out, specs_args, specs_kwargs, names = self._trace_once(args, kwargs, relaxed)
+        concrete = trace(args, kwargs)
         self._tracing_count += 1
-        if graph.created_variables and creates_variables_allowed:
-            graph, result, flat_out, specs_args, specs_kwargs, names = self._trace_once(args, kwargs, relaxed)
+        if _created_variables(concrete) and creates_variables_allowed:
+            concrete = trace(args, kwargs)
             self._tracing_count += 1
             creates_variables_allowed = False
-        if graph.created_variables and not creates_variables_allowed:
+        if _created_variables(concrete) and not creates_variables_allowed:
             raise ValueError("tf.function only supports singleton tf.Variables created on the first call. Make "
                              "sure the tf.Variable is only created once or created outside tf.function. See "
                              "https://www.tensorflow.org/guide/function#creating_tfvariables for more information.")
-        input_signature = (tuple(_named_specs(specs_args, names)), {k: v for k, v in specs_kwargs.items()})
-        structured_outputs = nest.pack_sequence_as(result, [t if leaf is not None else None for leaf, t in zip(
-            nest.flatten(result), _fill_none(result, flat_out))]) if nest.is_nested(result) else \
-            (flat_out[0] if flat_out else None)
-        return ConcreteFunction(graph, input_signature, structured_outputs,
-                                f"__inference_{self._name}_{next(_function_ids)}")
-
-    def _trace_once(self, args, kwargs, relaxed):
-        """Run the (converted) Python function once on placeholders inside a new FuncGraph."""
-        graph = FuncGraph(self._name)
-        names = _argument_names(self._python_function, args, kwargs)
-        specs_args, specs_kwargs = _specs_from(args, kwargs, relaxed)
-        if self._input_signature is not None:
-            specs_args = tuple(self._input_signature)
-        with graph.as_default():
-            placeholders = []
-
-            def make_input(value, name):
-                if isinstance(value, TensorSpec):
-                    p = graph.create_op_from_def(get_op("Placeholder"), [],
-                                                 {"dtype": value.dtype, "shape": value.shape}, name=value.name or name)
-                    placeholders.append(p)
-                    return p
-                if _is_variable_argument(value):
-                    # The Python function gets the variable itself; the graph gets a resource input in its
-                    # place, fed with whichever variable (of this dtype and shape) a later call passes.
-                    handles = graph.__dict__.setdefault("_eager_variable_handles", {})
-                    if value._id not in handles:
-                        p = graph.create_op_from_def(get_op("Placeholder"), [],
-                                                     {"dtype": dtypes.resource, "shape": TensorShape([])}, name=name)
-                        handles[value._id] = p
-                        placeholders.append(p)
-                return value
-            flat_specs = nest.flatten((specs_args, specs_kwargs))
-            symbolic = [make_input(v, n) for v, n in zip(flat_specs, names)]
-            call_args, call_kwargs = nest.pack_sequence_as((specs_args, specs_kwargs), symbolic)
-            graph.inputs = placeholders
-            result = self._converted_function()(*call_args, **call_kwargs)
-            flat_out = []
-            for leaf in nest.flatten(result):
-                if leaf is None:
-                    continue
-                t = convert_to_tensor(leaf._read() if hasattr(leaf, "_is_variable") else leaf)
-                if getattr(t, "graph", graph) is not graph:   # e.g. appended to a Python list in a loop body
-                    from ..framework.errors import InaccessibleTensorError
-                    raise InaccessibleTensorError(
-                        f"{t!r} is out of scope and cannot be used here. Use return values, explicit Python locals "
-                        f"or TensorFlow collections to access it. (It was made inside a tf.while_loop body or a "
-                        f"tf.cond branch: carry it as a loop variable or a TensorArray instead.)\nPlease see "
-                        f"https://www.tensorflow.org/guide/function#all_outputs_of_a_tffunction_must_be_return_values"
-                        f" for more information.")
-                if any(t is p for p in placeholders):  # returning an input: an Identity node, as TF adds
-                    from ..ops.array_ops import identity
-                    t = identity(t)
-                flat_out.append(t)
-            graph.outputs = flat_out
-            graph.structured_outputs = result
-        return graph, result, flat_out, specs_args, specs_kwargs, names
+        return concrete
 
     def _converted_function(self):
         """The Python function as traced: AutoGraph-converted unless ``autograph=False``."""
@@ -737,6 +759,66 @@ class Function:
 
     def __repr__(self):
         return f"<engine.function {self._name}>"
+
+
+def _created_variables(concrete):
+    return getattr(concrete.graph, "created_variables", ())
+
+
+class FunctionTracer:
+    """The reference tracer, the ``tracer`` seam's: TF 2.21's trace keys, and tracing on placeholders.
+
+    ``cache_key``: tensors (NumPy arrays, ``TensorSpec`` s) by dtype and shape, Python
+    scalars and strings by value, nests by structure, variables by dtype and shape plus
+    which arguments are the same variable, other objects by identity (:func:`_trace_key`).
+    ``trace``: a placeholder per tensor argument and a resource placeholder per distinct
+    variable argument (fed with whichever variable a later call passes), the function
+    called on them inside a ``FuncGraph``. ``Function`` adds what is not a tracer's: the
+    lookup of a compatible trace (one traced for shape ``(None,)`` serves ``(3,)``) and
+    ``reduce_retracing`` (``trace(..., relaxed=shapes)``).
+    """
+
+    def __init__(self, python_function, name=None):
+        self.python_function = python_function
+        self.name = name or getattr(python_function, "__name__", "function")
+
+    def cache_key(self, args, kwargs):
+        """A hashable description of the arguments: calls with equal keys share one trace."""
+        return _trace_key(args, kwargs)
+
+    def trace(self, args, kwargs, relaxed=None):
+        """Run the Python function once on placeholders inside a new FuncGraph: a ConcreteFunction."""
+        graph = FuncGraph(self.name)
+        names = _argument_names(self.python_function, args, kwargs)
+        specs_args, specs_kwargs = _specs_from(args, kwargs, relaxed)
+
+        def make_input(value, name):
+            if isinstance(value, TensorSpec):
+                return graph.add_input(value.dtype, value.shape, name=value.name or name)
+            if _is_variable_argument(value):
+                # The Python function gets the variable itself; the graph gets a resource input in its
+                # place, fed with whichever variable (of this dtype and shape) a later call passes.
+                handles = graph.__dict__.setdefault("_eager_variable_handles", {})
+                if value._id not in handles:
+                    handles[value._id] = graph.add_input(dtypes.resource, TensorShape([]), name=name)
+            return value
+        with graph.as_default():
+            symbolic = [make_input(v, n) for v, n in zip(nest.flatten((specs_args, specs_kwargs)), names)]
+            call_args, call_kwargs = nest.pack_sequence_as((specs_args, specs_kwargs), symbolic)
+            graph.set_outputs(self.python_function(*call_args, **call_kwargs))
+        input_signature = (tuple(_named_specs(specs_args, names)), dict(specs_kwargs))
+        return ConcreteFunction(graph, input_signature, graph.structured_outputs,
+                                f"__inference_{self.name}_{next(_function_ids)}")
+
+
+TRACER_PROTOCOL = ("cache_key", "trace")   # and the constructor: ``Tracer(python_function)``
+_TRACER_SEAM = seams.declare(
+    "tracer", FunctionTracer, TRACER_PROTOCOL,
+    doc="The tracer behind tf.function: the cache key of a call's arguments and tracing into a FuncGraph. A "
+        "tracer class is built once per tf.function as Tracer(python_function), and asked cache_key(args, "
+        "kwargs) -> hashable on every call and trace(args, kwargs) -> ConcreteFunction on a new key. Inside "
+        "`engine.seams.using(tracer=MyTracer)` every tf.function call uses MyTracer. See the docstring of "
+        "engine/eager/function.py.")
 
 
 def _compatible(traced_key, key):

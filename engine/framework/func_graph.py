@@ -3,7 +3,9 @@
 It is a ``Graph`` with three extra duties:
 
 * **Inputs and outputs.** Placeholders stand for the function's tensor
-  arguments; ``outputs`` are the tensors it returns.
+  arguments (:meth:`FuncGraph.add_input`); ``outputs`` are the tensors it
+  returns (:meth:`FuncGraph.set_outputs`). A call feeds the inputs, in order,
+  and fetches the outputs.
 * **Automatic control dependencies.** In a function, stateful ops (variable
   reads and writes, ``tf.print``, random ops) must run in program order even
   when no data edge says so. Every stateful op gets a control edge from the
@@ -15,8 +17,14 @@ It is a ``Graph`` with three extra duties:
 """
 import contextlib
 
+from ..util import nest
+from . import dtypes
 from .context import ctx
+from .errors import InaccessibleTensorError
 from .graph import Graph
+from .registry import get_op
+from .tensor import convert_to_tensor
+from .tensor_shape import TensorShape
 
 __all__ = ["FuncGraph", "init_scope", "inside_function"]
 
@@ -40,6 +48,59 @@ class FuncGraph(Graph):
         self.stateful_ops = []     # in creation order; all run on every call
         self.created_variables = []
         self._chaining_disabled = False  # while building a gradient graph (it must not wait on side effects)
+
+    def add_input(self, dtype, shape=None, name=None):
+        """A ``Placeholder`` standing for one tensor argument, appended to ``inputs``.
+
+        Tracing calls the Python function with these placeholders instead of the
+        argument values; a call of the traced function feeds ``inputs`` in order.
+        ``shape`` may leave dimensions (``[None, 3]``) or the rank (``None``)
+        unknown: the graph then serves every argument of a compatible shape.
+        """
+        shape = shape if isinstance(shape, TensorShape) else TensorShape(shape)
+        with self._building():
+            placeholder = self.create_op_from_def(get_op("Placeholder"), [],
+                                                  {"dtype": dtypes.as_dtype(dtype), "shape": shape},
+                                                  name=name or "input")
+        self.inputs.append(placeholder)
+        return placeholder
+
+    def set_outputs(self, result):
+        """Make ``result``, what the traced Python function returned, the graph's outputs.
+
+        Every leaf of the (possibly nested) ``result`` becomes a tensor of this graph:
+        a tensor as it is, a variable by a read of its value, a Python value by a
+        constant; ``None`` leaves stay ``None`` and are no output. An input returned as
+        it is gets an ``Identity`` node (as TF adds). Sets ``outputs`` (the flat
+        tensors, what a call fetches) and ``structured_outputs`` (``result`` with those
+        tensors in place, what a call returns), and returns ``structured_outputs``.
+        A tensor of another graph (one made inside a ``tf.cond`` branch or a loop body
+        and leaked out) raises ``InaccessibleTensorError``, as TF does.
+        """
+        with self._building():
+            converted = [None if leaf is None else self._output_tensor(leaf) for leaf in nest.flatten(result)]
+        self.outputs = [t for t in converted if t is not None]
+        self.structured_outputs = nest.pack_sequence_as(result, converted) if nest.is_nested(result) else \
+            converted[0]
+        return self.structured_outputs
+
+    def _building(self):
+        """Add nodes to this graph: as it is if it is being built now, else inside ``as_default()``."""
+        return contextlib.nullcontext() if ctx.graph is self else self.as_default()
+
+    def _output_tensor(self, leaf):
+        t = convert_to_tensor(leaf._read() if hasattr(leaf, "_is_variable") else leaf)
+        if getattr(t, "graph", self) is not self:   # e.g. appended to a Python list in a loop body
+            raise InaccessibleTensorError(
+                f"{t!r} is out of scope and cannot be used here. Use return values, explicit Python locals "
+                f"or TensorFlow collections to access it. (It was made inside a tf.while_loop body or a "
+                f"tf.cond branch: carry it as a loop variable or a TensorArray instead.)\nPlease see "
+                f"https://www.tensorflow.org/guide/function#all_outputs_of_a_tffunction_must_be_return_values"
+                f" for more information.")
+        if any(t is p for p in self.inputs):  # returning an input: an Identity node, as TF adds
+            from ..ops.array_ops import identity
+            t = identity(t)
+        return t
 
     def _add_op(self, op):
         if op.op_def.stateful and not self._chaining_disabled and op.type != "VarHandleOp":
