@@ -161,7 +161,7 @@ class Variable:
         read = self.__dict__.get("_graph_read")
         if read is None or read.graph is not self._graph:
             with self._graph.as_default(), self._graph.control_dependencies(None):
-                read = self._graph_read = read_in_graph(self._graph, self)
+                read = self._graph_read = self._graph.read_variable(self)
         return read
 
     def eval(self, session=None):
@@ -606,13 +606,13 @@ def _assign_slice(self, key, slice_op, value, read_value=True):
     else:
         (begin, end, strides), masks = _eager_slice_spec(key)
         spec = [convert_to_tensor(v) for v in (begin, end, strides)]
-    assign = execute(op_def, (_handle_in(graph, self), *spec, t), dict(masks, dtype=self._dtype),
+    assign = execute(op_def, (graph.variable_handle(self), *spec, t), dict(masks, dtype=self._dtype),
                      name="StridedSliceAssign")
     if not read_value:
         return assign
     from .framework.graph import control_dependencies
     with control_dependencies([assign]):
-        return read_in_graph(graph, self)
+        return graph.read_variable(self)
 
 
 Variable._assign_slice = _assign_slice
@@ -649,42 +649,6 @@ def _lift_symbolic_initial_value(tensor):
 
 
 # --- graph mode ---------------------------------------------------------------------------------
-def _handle_in(graph, variable):
-    """The tensor of ``graph`` that yields ``variable``'s handle (created once per graph for eager variables)."""
-    if variable._graph is graph:
-        return variable._handle
-    if variable._graph is not None:
-        raise ValueError(f"Variable '{variable.name}' belongs to another tf.Graph and cannot be used here.")
-    cache = graph.__dict__.setdefault("_eager_variable_handles", {})
-    handle = cache.get(variable._id)
-    if handle is None:
-        graph.__dict__.setdefault("captured_variables", []).append(variable)
-        base = variable.name.split(":")[0]
-        handle = cache[variable._id] = graph.create_op_from_def(
-            get_op("VarHandleOp"), [], {"dtype": variable.dtype, "shape": variable.shape, "shared_name": base,
-                                        "eager_variable": variable}, name=base)
-    return handle
-
-
-def read_in_graph(graph, variable):
-    """A ``ReadVariableOp`` node reading ``variable`` (graph-mode or eager) inside ``graph``."""
-    from .ops._dispatch import execute
-    return execute(_READ(), (_handle_in(graph, variable),), {"dtype": variable.dtype, "shape": variable.shape},
-                   name="ReadVariableOp")
-
-
-def assign_in_graph(graph, variable, value, op_type, read_value):
-    """An assign node; with ``read_value`` returns a read that runs after it, else the assign op itself."""
-    from .framework.graph import control_dependencies
-    from .ops._dispatch import execute
-    assign = execute(get_op(op_type), (_handle_in(graph, variable), value), {"dtype": variable.dtype},
-                     name=op_type.replace("VariableOp", ""))
-    if not read_value:
-        return assign
-    with control_dependencies([assign]):
-        return read_in_graph(graph, variable)
-
-
 # --- scatter helpers ------------------------------------------------------------------------------
 def _sparse_delta(sparse_delta):
     """``(indices, values)`` of a ``tf.IndexedSlices``-like object, or of an ``(indices, updates)`` pair."""

@@ -339,9 +339,8 @@ class ConcreteFunction:
 
         TF also inlines function calls into the caller's graph before running it.
         """
-        from ..variables import _handle_in
         mapping = {p._id: t if isinstance(t, Tensor) else
-                   _handle_in(graph, t) if type(t) is _Variable else convert_to_tensor(t)   # a variable: its handle
+                   graph.variable_handle(t) if type(t) is _Variable else convert_to_tensor(t)   # a variable: its handle
                    for p, t in zip(self.graph.inputs, tensors)}
         op_mapping = {}
         with graph.name_scope(self.name.replace("__inference_", "")):
@@ -417,10 +416,9 @@ class _GradientInfo:
 
     def __init__(self, concrete):
         from ..framework.graph_gradients import build_gradient_graph
-        from ..variables import _handle_in
         graph = concrete.graph
         self.float_outputs = [i for i, y in enumerate(graph.outputs) if y.dtype.is_floating]
-        sources = list(graph.inputs) + [_handle_in(graph, v) for v in concrete.variables]
+        sources = list(graph.inputs) + [graph.variable_handle(v) for v in concrete.variables]
         self.grad_ys, self.grads, self.saved = build_gradient_graph(
             graph, [graph.outputs[i] for i in self.float_outputs], sources)
         fetch = [g for g in self.grads if g is not None]

@@ -320,14 +320,42 @@ class Graph:
         """Ops created inside run only after ``control_inputs``. ``None`` clears the outer frames."""
         return _ControlDependencies(self, control_inputs)
 
-    # --- variables (graph-mode tf.Variable) -------------------------------------------------
+    # --- variables: their handles, reads and writes as nodes of this graph ------------------------
+    def variable_handle(self, variable):
+        """The tensor of this graph that yields ``variable``'s handle (TF's resource).
+
+        A variable made in this graph has its own ``VarHandleOp``. An eager variable used
+        here (a ``tf.function`` reading a model's weights) gets one ``VarHandleOp`` per
+        graph, made on first use, that refers to the eager variable itself.
+        """
+        if variable._graph is self:
+            return variable._handle
+        if variable._graph is not None:
+            raise ValueError(f"Variable '{variable.name}' belongs to another tf.Graph and cannot be used here.")
+        cache = self.__dict__.setdefault("_eager_variable_handles", {})
+        handle = cache.get(variable._id)
+        if handle is None:
+            self.__dict__.setdefault("captured_variables", []).append(variable)
+            base = variable.name.split(":")[0]
+            handle = cache[variable._id] = self.create_op_from_def(
+                get_op("VarHandleOp"), [], {"dtype": variable.dtype, "shape": variable.shape, "shared_name": base,
+                                            "eager_variable": variable}, name=base)
+        return handle
+
     def read_variable(self, variable):
-        from ..variables import read_in_graph
-        return read_in_graph(self, variable)
+        """A ``ReadVariableOp`` node reading ``variable`` (made in this graph, or eager)."""
+        return self.create_op_from_def(get_op("ReadVariableOp"), (self.variable_handle(variable),),
+                                       {"dtype": variable.dtype, "shape": variable.shape}, name="ReadVariableOp")
 
     def assign_variable(self, variable, value, op_type, read_value):
-        from ..variables import assign_in_graph
-        return assign_in_graph(self, variable, value, op_type, read_value)
+        """An ``op_type`` node (``AssignVariableOp``, ``AssignAddVariableOp``...) writing ``value`` to
+        ``variable``; with ``read_value``, returns a read that runs after it, else the assign op itself."""
+        assign = self.create_op_from_def(get_op(op_type), (self.variable_handle(variable), value),
+                                         {"dtype": variable.dtype}, name=op_type.replace("VariableOp", ""))
+        if not read_value:
+            return assign
+        with self.control_dependencies([assign]):
+            return self.read_variable(variable)
 
     # --- serialization -------------------------------------------------------------------------
     def as_graph_def(self, from_version=None, add_shapes=False, freeze_variables=False):

@@ -1,14 +1,22 @@
 """Symbolic gradients (``tf.compat.v1.gradients``): build the backward pass *into the graph*.
 
-The algorithm is the tape's backward walk (``engine/eager/tape.py``) over graph
-nodes instead of recorded ops: keep the ops on a path from ``xs`` to ``ys``,
-visit them in reverse topological order, and call each op's registered gradient
-function. Because graph mode is active while we do it, the engine ops those
-functions call become new graph nodes. Same registry, same gradient functions:
-the graph's gradients equal the tape's, and ``gradients`` of ``gradients`` works.
+The algorithm is the one the tape uses: the shared backward walk of
+``engine/framework/backprop.py``, here over graph nodes instead of recorded ops.
+Keep the nodes on a path from ``xs`` to ``ys`` (``prune`` gives them in execution
+order), visit them in reverse, and call each node's registered gradient
+function. Because the graph is the default graph while we do it, the engine ops
+those functions call become new graph nodes (each op's under a name scope
+``gradients/<op name>_grad``, as in TF). Same registry, same gradient functions,
+same walk: the graph's gradients equal the tape's, and ``gradients`` of
+``gradients`` works.
+
+What is particular to graphs is only how a node is read (:class:`_GraphNode`:
+its tensors' ids) and how the gradient's ops are emitted (:class:`_GraphAdapter`:
+under a name scope, and each gradient with its input's static shape, as in TF).
 """
 from ..util import nest
 from . import dtypes
+from .backprop import Adapter, UnconnectedGradients, backprop
 from .executor import prune
 from .graph import SymbolicTensor
 from .name_scope import name_scope
@@ -17,79 +25,81 @@ from .registry import call_gradient
 __all__ = ["gradients", "build_gradient_graph"]
 
 
-def _flows_into(tensor):
-    """Gradients flow into floating-point values, resources (variables) and variants (TensorLists)."""
-    return tensor.dtype.is_floating or tensor.dtype is dtypes.resource or tensor.dtype is dtypes.variant
-
-
 def gradients(ys, xs, grad_ys=None, name="gradients", gate_gradients=False, aggregation_method=None,
               stop_gradients=None, unconnected_gradients="none"):
-    """Symbolic d(sum ys)/d(xs): one tensor (or None) per element of ``xs``. Graph mode only."""
+    """Symbolic d(sum ys)/d(xs): one tensor (or None) per element of ``xs``. Graph mode only.
+
+    ``grad_ys`` (one per ``ys``, ``None`` for ones) seeds the walk. ``stop_gradients``
+    tensors are held constant, as in TF: they receive their gradient, but it does not
+    flow on to what computed them (``tf.gradients(a + b, [a, b], stop_gradients=[a, b])``
+    with ``b = 2 * a`` is ``[1., 1.]``, not ``[3., 1.]``). ``unconnected_gradients``:
+    ``"none"`` or ``"zero"`` (``ValueError`` for anything else, as TF).
+    """
     from .context import executing_eagerly
     if executing_eagerly():
         raise RuntimeError("tf.gradients is not supported when eager execution is enabled. Use tf.GradientTape "
                            "instead.")
-    from ..ops import array_ops, math_ops
-    from ..variables import _handle_in
     from .graph import get_default_graph
+    try:
+        unconnected_gradients = UnconnectedGradients(unconnected_gradients)
+    except ValueError:
+        raise ValueError(f"Unknown value for unconnected_gradients: '{unconnected_gradients}'") from None
     ys = [y for y in nest.flatten(ys)]
     xs_flat = nest.flatten(xs)
     graph = ys[0].graph if isinstance(ys[0], SymbolicTensor) else get_default_graph()
-    sources = [(_handle_in(graph, x) if hasattr(x, "_is_variable") else x) for x in xs_flat]
+    sources = [(graph.variable_handle(x) if hasattr(x, "_is_variable") else x) for x in xs_flat]
     for x in sources:
         if not isinstance(x, SymbolicTensor):
             raise TypeError(f"gradients() expects graph tensors or variables in xs, got {x!r}")
-    stops = {t._id for t in nest.flatten(stop_gradients)} if stop_gradients is not None else set()
-    seeds = nest.flatten(grad_ys) if grad_ys is not None else [None] * len(ys)
+    stops = {t._id for t in nest.flatten(stop_gradients)} if stop_gradients is not None else None
+    seeds = nest.flatten(grad_ys) if grad_ys is not None else None
+    if seeds is not None and len(seeds) != len(ys):
+        raise ValueError(f"Passed {len(seeds)} grad_ys for {len(ys)} ys")
 
     with graph.as_default(), name_scope(name):
-        order = prune([y.op for y in ys], set())
-        # Ops reachable forward from a source.
-        reach = {x._id for x in sources}
-        relevant = []
-        for op in order:
-            if any(t._id in reach and t._id not in stops for t in op.inputs):
-                relevant.append(op)
-                reach.update(t._id for t in op.outputs)
+        nodes = [_GraphNode(op) for op in prune([y.op for y in ys], set())]
+        return backprop(nodes, ys, sources, seeds, _GRAPH, unconnected_gradients, stops)
 
-        pending = {}
-        for y, seed in zip(ys, seeds):
-            pending.setdefault(y._id, []).append(array_ops.ones_like(y) if seed is None else seed)
 
-        def total(t):
-            parts = pending.get(t._id)
-            if not parts:
-                return None
-            if len(parts) > 1:
-                parts[:] = [math_ops.add_n(parts)]
-            return parts[0]
+class _GraphNode:
+    """A graph node as the backward walk reads it (a record, see ``backprop.Adapter``).
 
-        for op in reversed(relevant):
-            if op.op_def.grad is None:
-                continue
-            out_grads = [total(t) for t in op.outputs]
-            if all(g is None for g in out_grads):
-                continue
-            out_grads = [array_ops.zeros_like(t) if g is None else g for t, g in zip(op.outputs, out_grads)]
-            op.skip_input_indices = tuple(i for i, t in enumerate(op.inputs) if t._id not in reach)
-            with name_scope(op.name + "_grad"):
-                in_grads = call_gradient(op, op.op_def.grad, out_grads)
-            for t, g in zip(op.inputs, in_grads):
-                if g is not None and _flows_into(t) and t._id not in stops:
-                    if isinstance(g, SymbolicTensor) and t.dtype is not dtypes.resource:
-                        try:
-                            g.set_shape(t.shape)  # a gradient has its input's shape (TF does the same)
-                        except ValueError:
-                            pass
-                    pending.setdefault(t._id, []).append(g)
+    Its tensors' ids, and the node itself (``op``), which its gradient function receives.
+    """
 
-        results = []
-        for x in sources:
-            g = total(x)
-            if g is None and str(getattr(unconnected_gradients, "value", unconnected_gradients)) == "zero":
-                g = array_ops.zeros_like(x) if x.dtype is not dtypes.resource else None
-            results.append(g)
-    return results
+    __slots__ = ("op", "type", "op_def", "inputs", "outputs", "input_ids", "output_ids", "skip_input_indices")
+    backward = None   # graph nodes use their registered gradient
+
+    def __init__(self, op):
+        self.op = op
+        self.type = op.type
+        self.op_def = op.op_def
+        self.inputs = op.inputs
+        self.outputs = op.outputs
+        self.input_ids = tuple([t._id for t in op.inputs])
+        self.output_ids = tuple([t._id for t in op.outputs])
+        self.skip_input_indices = ()
+
+
+class _GraphAdapter(Adapter):
+    """How ``tf.gradients`` emits the gradient's ops: as graph nodes (see ``backprop.Adapter``)."""
+
+    def call(self, node, fn, output_grads):
+        """Run ``node``'s gradient function under ``<op name>_grad``; each gradient gets its input's static shape."""
+        op = node.op
+        op.skip_input_indices = node.skip_input_indices
+        with name_scope(op.name + "_grad"):
+            grads = call_gradient(op, fn, output_grads)
+        for t, g in zip(op.inputs, grads):
+            if isinstance(g, SymbolicTensor) and t.dtype is not dtypes.resource and self.carries_gradient(t):
+                try:
+                    g.set_shape(t.shape)  # a gradient has its input's shape (TF does the same)
+                except ValueError:
+                    pass
+        return grads
+
+
+_GRAPH = _GraphAdapter()
 
 
 def build_gradient_graph(graph, ys, xs, unconnected_gradients="none"):

@@ -147,30 +147,12 @@ class ControlFlowGraph(FuncGraph):
                 self.resource_specs[inner._id] = spec
         return inner
 
-    # --- variables: capture the handle, read and write through it ----------------------
-    def _variable_handle(self, variable):
+    # --- variables: capture the outer graph's handle (reads and writes are Graph's, through it) ---
+    def variable_handle(self, variable):
         handle = self._variable_handles.get(variable._id)
         if handle is None:
-            outer = self.outer_graph
-            if isinstance(outer, ControlFlowGraph):
-                outer_handle = outer._variable_handle(variable)
-            else:
-                from ..variables import _handle_in
-                outer_handle = _handle_in(outer, variable)
-            handle = self._variable_handles[variable._id] = self.capture(outer_handle)
+            handle = self._variable_handles[variable._id] = self.capture(self.outer_graph.variable_handle(variable))
         return handle
-
-    def read_variable(self, variable):
-        return execute(get_op("ReadVariableOp"), (self._variable_handle(variable),),
-                       {"dtype": variable.dtype, "shape": variable.shape}, name="ReadVariableOp")
-
-    def assign_variable(self, variable, value, op_type, read_value):
-        assign = execute(get_op(op_type), (self._variable_handle(variable), value), {"dtype": variable.dtype},
-                         name=op_type.replace("VariableOp", ""))
-        if not read_value:
-            return assign
-        with self.control_dependencies([assign]):
-            return self.read_variable(variable)
 
     def output(self, value):
         """``value`` (a Python value, tensor or variable) as a tensor of this graph."""
