@@ -21,6 +21,45 @@ The conversion is cached per code object; a function that cannot be converted
 (no source, a generator, a builtin) is returned unchanged, as TF does after
 logging a warning. ``converted_call`` uses the same machinery to convert, on
 the fly, the user functions a converted function calls (``recursive=True``).
+
+Your own converter: the ``autograph`` seam
+------------------------------------------
+The source transformation is a seam (``engine.seams``) whose protocol is one
+method::
+
+    convert(function) -> function
+
+``function`` is a plain Python function of user code (a ``def`` or a lambda):
+the engine has already unwrapped methods, ``functools.partial`` s, callable
+objects and ``tf.function`` s (and re-binds what ``convert`` returns), and it
+never offers library code, generators, ``do_not_convert`` functions or functions
+``convert`` already produced. The result is called, while ``tf.function``
+traces, instead of ``function``: the same signature, with its control flow on
+tensors rewritten into calls of the public operators of ``operators.py``
+(``ag__.if_stmt``, ``ag__.while_stmt``, ``ag__.for_stmt``, ``ag__.Undefined``...),
+which stage ``tf.cond`` / ``tf.while_loop`` for symbolic conditions and keep
+Python's meaning otherwise. Returning ``function`` itself means "not converted".
+Raising :class:`ConversionError` means "cannot convert": the function then runs
+as it is, after a warning, as for the engine's own converter.
+
+Two helpers do the plumbing, so a converter is an ``ast.NodeTransformer`` and
+three lines::
+
+    class MyAutoGraph:
+        def convert(self, function):
+            node = parse_function(function)          # its ast.FunctionDef (a lambda: `def`-shaped)
+            node = MyIfWhileTransformer().visit(node)
+            return compile_function(function, node)  # same globals and closure; `ag__` is operators.py
+
+    with engine.seams.using(autograph=MyAutoGraph):  # a class (built per conversion) or an object
+        tf.function(f)(x)          # traced through MyAutoGraph; so are tf.autograph.to_graph / to_code
+
+Inside the block every conversion goes through it: ``tf.function``'s trace,
+``to_graph``, ``to_code`` (the source ``compile_function`` kept), the replica
+functions of ``strategy.run`` in a trace, and ``converted_call``. ``recursive``
+is the engine converter's option: another converter decides for itself.
+Conversions are not cached in the block, and the engine's own cache is left
+alone. The seam's reference is :class:`AutoGraph`, the engine's converter.
 """
 import ast
 import copy
@@ -34,9 +73,11 @@ import textwrap
 import types
 import weakref
 
+from .. import seams
 from . import converter, operators
 
-__all__ = ["to_graph", "to_code", "do_not_convert", "ConversionError"]
+__all__ = ["to_graph", "to_code", "do_not_convert", "ConversionError", "AutoGraph", "AUTOGRAPH_PROTOCOL",
+           "parse_function", "compile_function"]
 
 logger = logging.getLogger("tensorflow")
 
@@ -86,6 +127,8 @@ def to_code(entity, recursive=True, experimental_optional_features=None):
     if not isinstance(function, types.FunctionType):
         raise ConversionError(f"converting {entity!r}: only Python functions and methods can be converted")
     try:
+        if _AUTOGRAPH_SEAM.replaced:
+            return _source_of(_convert_entity(function, recursive))
         _, source = _converted_code(function, recursive)
     except _NotConvertible as error:
         raise ConversionError(f"converting {entity!r}: {error}") from None
@@ -102,6 +145,74 @@ def do_not_convert(func=None):
         return func(*args, **kwargs)
     wrapper.__ag_do_not_convert__ = True
     return wrapper
+
+
+# --------------------------------------------------------------------------------------
+# The `autograph` seam: the protocol, the engine's converter, the helpers a converter uses
+# --------------------------------------------------------------------------------------
+AUTOGRAPH_PROTOCOL = ("convert",)
+
+
+class AutoGraph:
+    """The engine's converter (``converter.py``'s passes), the ``autograph`` seam's reference.
+
+    ``AutoGraph().convert(f)`` is ``f`` converted (``f`` itself when there is
+    nothing to convert); the engine calls it through :func:`to_graph`, with a cache.
+    """
+
+    def __init__(self, recursive=True):
+        self.recursive = recursive
+
+    def convert(self, function):
+        try:
+            code, source = _converted_code(function, self.recursive)
+        except _NotConvertible as error:
+            raise ConversionError(f"converting {function!r}: {error}") from None
+        return function if code is None else _rebuild(function, code, source)
+
+
+_AUTOGRAPH_SEAM = seams.declare(
+    "autograph", AutoGraph, AUTOGRAPH_PROTOCOL,
+    doc="The AutoGraph converter behind tf.function: convert(function) -> the function to trace, whose control "
+        "flow calls engine.autograph.operators (if_stmt, while_stmt, for_stmt). Inside "
+        "`engine.seams.using(autograph=MyAutoGraph)` every conversion (tf.function, tf.autograph.to_graph/to_code) "
+        "goes through MyAutoGraph. Helpers: engine.autograph.api.parse_function, compile_function.")
+
+
+def parse_function(function):
+    """The ``ast.FunctionDef`` of ``function``'s source, decorators dropped, ready to transform.
+
+    A lambda comes back as an equivalent ``def`` (``def lambda_(x): return ...``).
+    Private names of a method (``self.__x``) are already mangled, as the class
+    would, since the code is compiled outside it. No source: ``ConversionError``.
+    """
+    try:
+        if function.__name__ == "<lambda>":
+            node = ast.parse("def lambda_():\n    pass").body[0]
+            lam = _lambda_ast(function)
+            node.args, node.body = lam.args, [ast.Return(value=lam.body)]
+            return ast.fix_missing_locations(ast.copy_location(node, lam))
+        node = _function_ast(function)
+    except _NotConvertible as error:
+        raise ConversionError(f"converting {function!r}: {error}") from None
+    node.decorator_list = []
+    class_name = _class_name(function)
+    if class_name:
+        converter.mangle_private_names(node, class_name)
+    return node
+
+
+def compile_function(function, node):
+    """Compile ``node`` (an ``ast.FunctionDef``, e.g. ``parse_function(function)`` transformed) into the function
+    that replaces ``function``.
+
+    It runs with ``function``'s globals, defaults and closure cells (later changes
+    to them included), and sees the name ``ag__``: the module ``operators.py``. It
+    carries ``function``'s name and docstring, and its source for ``to_code``.
+    """
+    node = ast.fix_missing_locations(node)
+    body = [node, ast.Return(value=ast.Name(id=node.name, ctx=ast.Load()))]
+    return _rebuild(function, _compile_in_factory(function, body, node.name), ast.unparse(node))
 
 
 # --------------------------------------------------------------------------------------
@@ -133,6 +244,8 @@ def _convert_entity(entity, recursive):
     if getattr(entity, "__ag_do_not_convert__", False) or getattr(entity, "__ag_converted__", False) or \
             not _is_user_code(entity) or entity.__code__.co_flags & _GENERATOR_FLAGS:
         return entity
+    if _AUTOGRAPH_SEAM.replaced:           # inside `engine.seams.using(autograph=...)`: not cached
+        return _convert_with(_AUTOGRAPH_SEAM.current, entity)
     per_function = _function_cache.setdefault(entity, {})
     if recursive in per_function:
         converted = per_function[recursive]
@@ -148,6 +261,31 @@ def _convert_entity(entity, recursive):
     converted = _rebuild(entity, code, source)
     per_function[recursive] = converted
     return converted
+
+
+def _convert_with(chosen, function):
+    """``function`` converted by the ``autograph`` seam's implementation ``chosen`` (a class or an object)."""
+    implementation = chosen() if isinstance(chosen, type) else chosen
+    try:
+        converted = implementation.convert(function)
+    except ConversionError as error:
+        raise _NotConvertible(str(error)) from None
+    if not callable(converted):
+        raise TypeError(f"{type(implementation).__name__}.convert must return a function, not "
+                        f"{type(converted).__name__}")
+    return converted
+
+
+def _source_of(function):
+    """What ``to_code`` shows for a function a converter returned: the source ``compile_function`` kept."""
+    source = getattr(function, "__ag_source__", None)
+    if source is not None:
+        return source
+    try:
+        return textwrap.dedent(inspect.getsource(function))
+    except (OSError, TypeError) as error:
+        raise _NotConvertible(f"the converter returned a function without source code ({error}); build it "
+                              f"with engine.autograph.api.compile_function") from None
 
 
 def _converted_code(function, recursive):
@@ -172,6 +310,14 @@ def _converted_code(function, recursive):
         body = [node, ast.Return(value=ast.Name(id=node.name, ctx=ast.Load()))]
         name = node.name
         source = ast.unparse(node)
+    result = (_compile_in_factory(function, body, name), source)
+    _code_cache[key] = result
+    return result
+
+
+def _compile_in_factory(function, body, name):
+    """The code object ``name`` defined by ``body``, compiled inside a factory over ``ag__`` and ``function``'s
+    free variables (so it closes over the same names; ``_rebuild`` gives it the same cells)."""
     params = ["ag__"] + list(function.__code__.co_freevars)
     factory = ast.parse(f"def __ag_factory({', '.join(params)}):\n    pass").body[0]
     factory.body = body
@@ -180,11 +326,8 @@ def _converted_code(function, recursive):
     linecache.cache[filename] = (len(text), None, text.splitlines(True), filename)  # readable tracebacks
     namespace = {}
     exec(compile(text, filename, "exec"), namespace)  # noqa: S102  (code we generated from the user's own)
-    code = next(c for c in namespace["__ag_factory"].__code__.co_consts
+    return next(c for c in namespace["__ag_factory"].__code__.co_consts
                 if isinstance(c, types.CodeType) and c.co_name == name)
-    result = (code, source)
-    _code_cache[key] = result
-    return result
 
 
 def _rebuild(function, code, source):

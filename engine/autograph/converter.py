@@ -60,7 +60,7 @@ import copy
 
 from .static_analysis import annotate_liveness, assigned
 
-__all__ = ["convert_function", "convert_lambda", "Namer"]
+__all__ = ["convert_function", "convert_lambda", "mangle_private_names", "Namer"]
 
 _COMPOUND = (ast.If, ast.With, ast.Try)
 _NOT_CONVERTED_CALLS = frozenset([
@@ -508,7 +508,7 @@ class ControlFlowConverter:
 # ======================================================================================
 # Whole functions
 # ======================================================================================
-def _mangle(node, class_name):
+def mangle_private_names(node, class_name):
     """Python's private-name mangling (``self.__x`` -> ``self._Cls__x``): the code is recompiled outside its class."""
     prefix = "_" + class_name.lstrip("_")
     if prefix == "_":
@@ -533,7 +533,7 @@ def convert_function(node, recursive=True, class_name=None):
     """Convert an ``ast.FunctionDef`` in place; returns it (renamed ``tf__<name>``)."""
     node.decorator_list = []
     if class_name:
-        _mangle(node, class_name)
+        mangle_private_names(node, class_name)
     namer = Namer(node)
     body = node.body
     docstring = []

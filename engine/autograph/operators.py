@@ -9,7 +9,10 @@ The converter (``converter.py``) rewrites syntax into calls; the decision of
 * **anything else** (a Python bool, a Python ``range``, an eager tensor) keeps
   Python's meaning: the branch is chosen, the loop unrolled, at trace time.
 
-The statement operators receive the statement as functions (TF's protocol)::
+These are the public operators: the output of any converter calls them
+(the engine's ``converter.py``, or one filling the ``autograph`` seam, see
+``api.py``), as ``ag__.if_stmt(...)`` etc. The statement operators receive the
+statement as functions (TF's protocol)::
 
     if_stmt(cond, body, orelse, get_state, set_state, symbol_names, nouts)
     while_stmt(test, body, get_state, set_state, symbol_names, opts)

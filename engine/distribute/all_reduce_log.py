@@ -19,12 +19,20 @@ Use it as a context manager around any code that all-reduces::
     log[-1].bytes_sent()             # per device
 
 Every algorithm also keeps its latest record as ``algorithm.last_record``.
+
+How an algorithm's sends get here: while an all-reduce runs, its record is
+the thread's *running* record (:func:`recording`). The algorithm moves arrays
+with ``cross_device_ops.send(array, src, dst)``, which notes each send in it,
+and marks with ``cross_device_ops.begin_step(phase)`` which sends happen at
+the same time. So an algorithm written by a student is recorded, and drawn,
+exactly like the engine's own.
 """
 import contextlib
 import threading
 from typing import NamedTuple, Optional
 
-__all__ = ["Send", "Step", "AllReduceRecord", "AllReduceLog", "record_all_reduce"]
+__all__ = ["Send", "Step", "AllReduceRecord", "AllReduceLog", "record_all_reduce", "recording", "running_record",
+           "note_send", "note_step"]
 
 
 class Send(NamedTuple):
@@ -166,3 +174,104 @@ def publish(record):
     with _lock:
         for log in _active_logs:
             log.records.append(record)
+
+
+# --------------------------------------------------------------------------------------
+# The running record: what send() and begin_step() write into
+# --------------------------------------------------------------------------------------
+class _Recorder:
+    """Collects the sends of one all-reduce, step by step, into ``record`` (a context manager).
+
+    A step starts at ``begin_step(phase)`` and is written when the next one starts
+    (or the all-reduce ends), so a phase in which nothing was sent leaves no step.
+    Sends made before any ``begin_step`` are one step each (phase ``"send"``):
+    the record never claims that sends were simultaneous unless the algorithm said so.
+    """
+
+    def __init__(self, record, devices):
+        self.record = record
+        self.positions = _Positions(record, devices)
+        self.phase = None
+        self.sends = []             # this step's (src Device, dst Device, chunk, elements)
+        self.chunks = {}            # {chunk index: elements} of the sends that name a chunk
+        self.outer = None
+
+    def __enter__(self):
+        self.outer, _running.recorder = _running.recorder, self
+        return self.record
+
+    def __exit__(self, *exc):
+        _running.recorder = self.outer
+        self.flush()
+        chunks = self.chunks
+        if chunks and self.record.chunk_elements is None:
+            self.record.chunk_elements = tuple(chunks.get(c, 0) for c in range(max(chunks) + 1))
+
+    def begin_step(self, phase):
+        self.flush()
+        self.phase = phase
+
+    def flush(self):
+        if self.sends:
+            at = self.positions
+            sends, chunks = [], self.chunks
+            for src, dst, c, n in self.sends:
+                sends.append((at[src], at[dst], c, n))
+                if c is not None:            # a chunked algorithm (a ring): remember each chunk's size
+                    chunks[c] = n
+            if self.phase is None:           # before any begin_step: one step per send
+                for send in sends:
+                    self.record.add_step("send", [send])
+            else:
+                self.record.add_step(self.phase, sends)
+            self.sends = []
+
+
+class _Positions(dict):
+    """``Device -> its position in record.devices``; a device outside the all-reduce is appended to them."""
+
+    def __init__(self, record, devices):
+        super().__init__(zip(devices, range(len(devices))))
+        self.record = record
+
+    def __missing__(self, device):   # e.g. ReductionToOneDevice(reduce_to_device=...) adding on an extra device
+        self[device] = len(self.record.devices)
+        self.record.devices = self.record.devices + (device.short_name.lstrip("/"),)
+        return self[device]
+
+
+class _Running(threading.local):
+    recorder = None             # the _Recorder of the all-reduce running on this thread
+
+
+_running = _Running()
+
+
+def recording(record, devices):
+    """``with recording(record, devices):`` the sends made on this thread in the block are noted in ``record``.
+
+    ``devices``: the all-reduce's devices; a send's ``src``/``dst`` devices are
+    recorded as positions in this list. The base class ``CrossDeviceOps`` wraps
+    every call of an algorithm's ``all_reduce_sum`` in this block.
+    """
+    return _Recorder(record, devices)
+
+
+def running_record():
+    """The record of the all-reduce running on this thread, or None."""
+    recorder = _running.recorder
+    return None if recorder is None else recorder.record
+
+
+def note_send(src, dst, chunk, elements):
+    """Note one send (``src``/``dst``: ``Device`` objects) in this thread's running record, if any."""
+    recorder = _running.recorder
+    if recorder is not None:
+        recorder.sends.append((src, dst, chunk, elements))
+
+
+def note_step(phase):
+    """The sends noted from now on, up to the next ``note_step``, form one step named ``phase``."""
+    recorder = _running.recorder
+    if recorder is not None:
+        recorder.begin_step(phase)

@@ -38,26 +38,115 @@ TF 2.21's own default on one machine is ``CollectiveAllReduce``, an internal
 class; the engine's default (:func:`select_cross_device_ops`) is
 ``NcclAllReduce`` when every replica has its own physical GPU and NCCL works,
 else ``ReductionToOneDevice`` (TF's fallback).
+
+Your own all-reduce: the ``all_reduce`` seam
+--------------------------------------------
+Every algorithm above is one method, the **protocol** of the ``all_reduce``
+seam (``engine.seams``)::
+
+    all_reduce_sum(buffers, devices) -> list of N arrays
+
+* ``buffers[i]``: device i's buffer, a 1-D array (NumPy; CuPy on a GPU) living on
+  ``devices[i]``; all N have the same size and dtype. Never write into them
+  (they may be the replicas' own tensors' memory): build new arrays.
+* ``devices[i]``: the engine ``Device`` of replica i, in replica order (N >= 2).
+* return: N 1-D arrays, the i-th on ``devices[i]``, each the element-wise sum of
+  all the buffers, with the buffers' size and dtype.
+
+The helpers an algorithm uses (module functions here):
+
+* ``send(array, src, dst, chunk=None)``: copy ``array`` from device ``src`` to
+  device ``dst`` (``Device`` objects) and return the copy; the send is noted in
+  the record. ``chunk``: the chunk index, for algorithms that cut the buffer.
+* ``begin_step(phase)``: the sends that follow, up to the next ``begin_step``,
+  happen at the same time: one *step* of the record, named ``phase``.
+* ``chunk_bounds(size, n)``: ``(offsets, sizes)`` of ``n`` nearly equal chunks.
+* ``with devices[i].activate():`` around the arithmetic of device i (CuPy
+  allocates there; nothing on the CPU).
+
+Everything else is the base class's: packing the tensors into one buffer per
+dtype, MEAN, splitting back into tensors, the record's header and publishing
+it. Inside ``engine.seams.using(all_reduce=MyAllReduce)`` (a class, built for
+each all-reduce, or an object, used as it is) **every** all-reduce of the
+engine sums with ``MyAllReduce``, whichever ``CrossDeviceOps`` the strategy
+uses, ``cross_device_ops=`` included: the seam replaces the summing algorithm
+inside every ``CrossDeviceOps``, which keep their other work (NCCL still
+checks its devices). In the block, the strategy's reductions to one device
+(``strategy.reduce``, ``extended.reduce_to``, the cross-replica reads of
+``SyncOnRead`` variables such as Keras metrics, ``SUM``/``MEAN`` variable
+updates), which outside it are a plain ``add_n`` on the destination as in TF,
+become an all-reduce with ``MyAllReduce`` whose result is taken on (or copied
+to) the destination. The seam's reference is :class:`CrossDeviceOps` itself,
+standing for "each ``CrossDeviceOps`` sums with its own algorithm". Inside a
+``tf.function`` the all-reduce op reads the seam when the graph *runs*; the
+choice between ``add_n`` and an all-reduce for a reduction to one device is
+made when it is *traced*. A student's ring (``RingAllReduce`` below is the same
+code, with the record's ``phase`` names)::
+
+    from engine.distribute.cross_device_ops import begin_step, chunk_bounds, send
+
+    class MyRing:
+        def all_reduce_sum(self, buffers, devices):
+            n = len(devices)
+            offsets, sizes = chunk_bounds(buffers[0].size, n)
+            chunks = [[b[o:o + s] for o, s in zip(offsets, sizes)] for b in buffers]
+            for step in range(n - 1):                 # reduce-scatter
+                begin_step("reduce-scatter")
+                moved = [((i + 1) % n, (i - step) % n) for i in range(n)]
+                arrived = [send(chunks[i][c], devices[i], devices[j], chunk=c) for i, (j, c) in enumerate(moved)]
+                for (j, c), part in zip(moved, arrived):
+                    chunks[j][c] = chunks[j][c] + part
+            for step in range(n - 1):                 # all-gather
+                begin_step("all-gather")
+                moved = [((i + 1) % n, (i + 1 - step) % n) for i in range(n)]
+                arrived = [send(chunks[i][c], devices[i], devices[j], chunk=c) for i, (j, c) in enumerate(moved)]
+                for (j, c), part in zip(moved, arrived):
+                    chunks[j][c] = part
+            return [np.concatenate(row) for row in chunks]
+
+    with engine.seams.using(all_reduce=MyRing):
+        model.fit(...)          # in a MirroredStrategy scope: every gradient summed by MyRing
 """
 import numpy as np
 
+from .. import seams
 from ..framework.device import lookup_device
+from . import all_reduce_log
 from .all_reduce_log import AllReduceRecord, publish
 from .reduce_util import ReduceOp, as_reduce_op
 
 __all__ = ["CrossDeviceOps", "ReductionToOneDevice", "HierarchicalCopyAllReduce", "RingAllReduce",
-           "NcclAllReduce", "select_cross_device_ops"]
+           "NcclAllReduce", "select_cross_device_ops", "ALL_REDUCE_PROTOCOL", "send", "begin_step", "chunk_bounds"]
+
+ALL_REDUCE_PROTOCOL = ("all_reduce_sum",)
+
+
+def send(array, src, dst, chunk=None):
+    """Copy ``array`` from device ``src`` to device ``dst``; the copy, on ``dst``.
+
+    Noted in the running all-reduce's record (who sent how many elements to whom,
+    of which chunk). Between logical CPUs it copies nothing: NumPy arrays are
+    shared memory, and no algorithm writes into one.
+    """
+    all_reduce_log.note_send(src, dst, chunk, array.size)
+    return dst.put(array)
+
+
+def begin_step(phase):
+    """Start a step of the record named ``phase``: the sends until the next ``begin_step`` happen together."""
+    all_reduce_log.note_step(phase)
 
 
 class CrossDeviceOps:
     """Base class of the all-reduce algorithms.
 
-    Subclasses implement :meth:`_all_reduce_sum`: given one flat buffer per device,
-    return one summed buffer per device, recording each step in ``record``. This
-    class does the rest: packing tensors into buffers, MEAN, splitting back,
-    publishing the record. Public (TF) methods: ``reduce``, ``batch_reduce``,
-    ``broadcast``; engine methods: ``all_reduce``, ``batch_all_reduce`` (eager
-    ``PerReplica`` values, handy to try an algorithm directly).
+    Subclasses implement :meth:`all_reduce_sum` (the ``all_reduce`` seam's
+    protocol, see the module docstring): given one flat buffer per device, return
+    one summed buffer per device, moving arrays with :func:`send`. This class does
+    the rest: packing tensors into buffers, MEAN, splitting back, the record.
+    Public (TF) methods: ``reduce``, ``batch_reduce``, ``broadcast``; engine
+    methods: ``all_reduce``, ``batch_all_reduce`` (eager ``PerReplica`` values,
+    handy to try an algorithm directly).
     """
 
     def __init__(self):
@@ -76,6 +165,7 @@ class CrossDeviceOps:
         """
         reduce_op = as_reduce_op(reduce_op)
         self._check_devices(devices)
+        algorithm = self._summing_algorithm()
         n = len(devices)
         count = len(per_replica_arrays[0])
         out = [[None] * count for _ in range(n)]
@@ -91,10 +181,16 @@ class CrossDeviceOps:
                     xp = d.xp
                     parts = [xp.ravel(xp.asarray(d.put(per_replica_arrays[r][k]))) for k in indices]
                     buffers.append(parts[0] if len(parts) == 1 else xp.concatenate(parts))
-            record = AllReduceRecord(type(self).__name__, reduce_op.value, [d.short_name.lstrip("/") for d in devices],
-                                     sum(sizes), dtype.name, dtype.itemsize)
+            record = AllReduceRecord(type(algorithm).__name__, reduce_op.value,
+                                     [d.short_name.lstrip("/") for d in devices], sum(sizes), dtype.name,
+                                     dtype.itemsize)
             record.tensors = len(indices)
-            reduced = self._all_reduce_sum(buffers, devices, record) if n > 1 else [buffers[0]]
+            if n > 1:
+                with all_reduce_log.recording(record, devices):
+                    reduced = algorithm.all_reduce_sum(list(buffers), list(devices))
+                _check_summed(algorithm, reduced, buffers)
+            else:
+                reduced = [buffers[0]]
             self.last_record = record
             publish(record)
             for r, d in enumerate(devices):
@@ -110,8 +206,44 @@ class CrossDeviceOps:
             _synchronize(devices)
         return out
 
-    def _all_reduce_sum(self, buffers, devices, record):
-        raise NotImplementedError
+    def all_reduce_sum(self, buffers, devices):
+        """The algorithm: ``buffers[i]`` (1-D, on ``devices[i]``) -> N summed buffers (the seam's protocol)."""
+        raise NotImplementedError(f"{type(self).__name__} does not implement all_reduce_sum(buffers, devices)")
+
+    def _summing_algorithm(self):
+        """What sums the buffers now: the ``all_reduce`` seam's implementation inside ``using``, else ``self``."""
+        chosen = _ALL_REDUCE_SEAM.current
+        if chosen is CrossDeviceOps:     # the reference: every CrossDeviceOps sums with its own algorithm
+            return self
+        return chosen() if isinstance(chosen, type) else chosen
+
+    # --- a reduction to one device, inside `using(all_reduce=...)` -----------------------------
+    @staticmethod
+    def _reduces_by_all_reduce():
+        """True while a ``using`` block has replaced the ``all_reduce`` seam: reductions to one device then
+        all-reduce with it (outside, they are a plain ``add_n`` on the destination, as TF's)."""
+        return _ALL_REDUCE_SEAM.replaced
+
+    def _reduce_by_all_reduce(self, reduce_op, parts, devices, destination):
+        """``parts[r]`` (on ``devices[r]``) reduced with the summing algorithm, as one tensor on ``destination``.
+
+        The result is the destination's replica's (else the first replica's, copied to
+        ``destination``). Eager parts run the algorithm now; symbolic ones build a
+        ``MirroredAllReduce`` node (``collective_ops.py``).
+        """
+        from ..framework.device import device as device_scope
+        from ..framework.tensor import EagerTensor
+        from ..ops import array_ops
+        from .collective_ops import all_reduce_tensors
+        reduced = all_reduce_tensors(self, reduce_op, devices, [[p] for p in parts])
+        here = next((r for r, d in enumerate(devices) if d is destination), None)
+        total = reduced[0 if here is None else here][0]
+        if here is not None:
+            return total
+        if isinstance(total, EagerTensor):
+            return EagerTensor(destination.put(total._value), destination)
+        with device_scope(destination):
+            return array_ops.identity(total)
 
     # --- engine conveniences on eager values -----------------------------------------------
     def all_reduce(self, reduce_op, per_replica_value):
@@ -132,11 +264,16 @@ class CrossDeviceOps:
     def reduce(self, reduce_op, per_replica_value, destinations, options=None):
         """Reduce ``per_replica_value`` to one tensor on ``destinations`` (a device, or a tensor/variable's)."""
         from ..framework.device import device as device_scope
+        from ..framework.tensor import EagerTensor
         from ..ops import array_ops, math_ops
         from .values import DistributedValues
         reduce_op = as_reduce_op(reduce_op)
         parts = list(per_replica_value.values) if isinstance(per_replica_value, DistributedValues) \
             else [per_replica_value]
+        devices = [getattr(p, "_device", None) for p in parts]
+        if len(parts) > 1 and self._reduces_by_all_reduce() and all(isinstance(p, EagerTensor) for p in parts) \
+                and len(set(map(id, devices))) == len(devices):
+            return self._reduce_by_all_reduce(reduce_op, parts, devices, _destination_device(destinations))
         with device_scope(_destination_device(destinations)):
             total = array_ops.identity(parts[0]) if len(parts) == 1 else math_ops.add_n(parts)
             if reduce_op is ReduceOp.MEAN:
@@ -156,6 +293,25 @@ class CrossDeviceOps:
         return f"<tf.distribute.{type(self).__name__}>"
 
 
+_ALL_REDUCE_SEAM = seams.declare(
+    "all_reduce", CrossDeviceOps, ALL_REDUCE_PROTOCOL,
+    doc="The all-reduce algorithm of tf.distribute: all_reduce_sum(buffers, devices) -> one summed buffer per "
+        "device (helpers: send, begin_step, chunk_bounds). Inside `engine.seams.using(all_reduce=MyAllReduce)` "
+        "every CrossDeviceOps sums with MyAllReduce, and the strategy's reductions to one device become "
+        "all-reduces with it. See the docstring of engine.distribute.cross_device_ops.")
+
+
+def _check_summed(algorithm, reduced, buffers):
+    """Refuse an algorithm's result that is not one buffer like the inputs per device (a clear ValueError)."""
+    size, dtype = buffers[0].size, buffers[0].dtype
+    if not isinstance(reduced, (list, tuple)) or len(reduced) != len(buffers) or any(
+            getattr(b, "shape", None) != (size,) or b.dtype != dtype for b in reduced):
+        got = [f"{getattr(b, 'dtype', type(b).__name__)}{tuple(getattr(b, 'shape', ()))}" for b in reduced] \
+            if isinstance(reduced, (list, tuple)) else type(reduced).__name__
+        raise ValueError(f"{type(algorithm).__name__}.all_reduce_sum must return {len(buffers)} 1-D buffers of "
+                         f"{size} x {np.dtype(dtype).name}, one per device; it returned {got}.")
+
+
 def _destination_device(destinations):
     if isinstance(destinations, str):
         return lookup_device(destinations)
@@ -171,11 +327,6 @@ def _synchronize(devices):
             if d.backend != "numpy":
                 with d.activate():
                     d.xp.cuda.Device().synchronize()
-
-
-def _send(devices, dst, array):
-    """Copy ``array`` to ``devices[dst]`` (free between logical CPUs: NumPy arrays are shared, never written)."""
-    return devices[dst].put(array)
 
 
 # --------------------------------------------------------------------------------------
@@ -194,30 +345,24 @@ class ReductionToOneDevice(CrossDeviceOps):
         self.reduce_to_device = reduce_to_device
         self.accumulation_fn = accumulation_fn
 
-    def _all_reduce_sum(self, buffers, devices, record):
-        devices = list(devices)
+    def all_reduce_sum(self, buffers, devices):
         n = len(devices)
-        root = 0
+        target, root = devices[0], 0
         if self.reduce_to_device is not None:
             target = lookup_device(self.reduce_to_device)
-            if target in devices:
-                root = devices.index(target)
-            else:  # an extra device that only adds (e.g. the CPU for GPU replicas)
-                devices.append(target)
-                record.devices = record.devices + (target.short_name.lstrip("/"),)
-                root = n
-        size = buffers[0].size
-        gathered = [_send(devices, root, b) for b in buffers]
-        record.add_step("reduce to one device", [(i, root, None, size) for i in range(n) if i != root])
-        with devices[root].activate():
+            # root None: an extra device that only adds (e.g. the CPU for GPU replicas; the record lists it last)
+            root = next((i for i, d in enumerate(devices) if d is target), None)
+        begin_step("reduce to one device")
+        gathered = [b if i == root else send(b, devices[i], target) for i, b in enumerate(buffers)]
+        with target.activate():
             if self.accumulation_fn is not None:
                 total = self.accumulation_fn(gathered)
             else:
                 total = gathered[0]
                 for b in gathered[1:]:
                     total = total + b
-        record.add_step("broadcast", [(root, i, None, size) for i in range(n) if i != root])
-        return [total if i == root else _send(devices, i, total) for i in range(n)]
+        begin_step("broadcast")
+        return [total if i == root else send(total, target, devices[i]) for i in range(n)]
 
 
 # --------------------------------------------------------------------------------------
@@ -237,45 +382,33 @@ class HierarchicalCopyAllReduce(CrossDeviceOps):
             raise ValueError(f"HierarchicalCopy requires num_packs >= 0, but {num_packs} is specified")
         self.num_packs = num_packs
 
-    def _all_reduce_sum(self, buffers, devices, record):
+    def all_reduce_sum(self, buffers, devices):
         n = len(devices)
         half = (n + 1) // 2
-        groups = [list(range(0, half)), list(range(half, n))]
-        roots = [g[0] for g in groups if g]
-        size = buffers[0].size
+        groups = [g for g in (list(range(0, half)), list(range(half, n))) if g]
+        roots = [g[0] for g in groups]
         partial = {}
-        sends = []
+        begin_step("reduce within groups")
         for group in groups:
-            if not group:
-                continue
             root = group[0]
             with devices[root].activate():
-                acc = None
-                for m in group:
-                    incoming = buffers[m] if m == root else _send(devices, root, buffers[m])
-                    acc = incoming if acc is None else acc + incoming
+                acc = buffers[root]
+                for m in group[1:]:
+                    acc = acc + send(buffers[m], devices[m], devices[root])
             partial[root] = acc
-            sends += [(m, root, None, size) for m in group if m != root]
-        if sends:
-            record.add_step("reduce within groups", sends)
         total = partial[roots[0]]
         if len(roots) == 2:
+            begin_step("exchange between group roots")
             with devices[roots[0]].activate():
-                total = partial[roots[0]] + _send(devices, roots[0], partial[roots[1]])
-            record.add_step("exchange between group roots", [(roots[1], roots[0], None, size)])
-            record.add_step("broadcast to group roots", [(roots[0], roots[1], None, size)])
-        at_root = {r: (total if r == roots[0] else _send(devices, r, total)) for r in roots}
-        sends = []
+                total = partial[roots[0]] + send(partial[roots[1]], devices[roots[1]], devices[roots[0]])
+            begin_step("broadcast to group roots")
+        at_root = {r: (total if r == roots[0] else send(total, devices[roots[0]], devices[r])) for r in roots}
+        begin_step("broadcast within groups")
         out = [None] * n
         for group in groups:
-            for m in group:
-                if m == group[0]:
-                    out[m] = at_root[m]
-                else:
-                    out[m] = _send(devices, m, at_root[group[0]])
-                    sends.append((group[0], m, None, size))
-        if sends:
-            record.add_step("broadcast within groups", sends)
+            out[group[0]] = at_root[group[0]]
+            for m in group[1:]:
+                out[m] = send(at_root[group[0]], devices[group[0]], devices[m])
         return out
 
 
@@ -300,29 +433,28 @@ class RingAllReduce(CrossDeviceOps):
     shows each step: who sends which chunk to whom.
     """
 
-    def _all_reduce_sum(self, buffers, devices, record):
+    def all_reduce_sum(self, buffers, devices):
         n = len(devices)
         offsets, sizes = chunk_bounds(buffers[0].size, n)
-        record.chunk_elements = tuple(sizes)
         # work[i][c]: device i's current copy of chunk c (views of its buffer; never written in place)
         work = [[b[o:o + s] for o, s in zip(offsets, sizes)] for b in buffers]
-        for step in range(n - 1):   # reduce-scatter: add the neighbour's partial sum of one chunk
-            sends = [(i, (i + 1) % n, (i - step) % n) for i in range(n)]
-            arriving = [(dst, c, _send(devices, dst, work[src][c])) for src, dst, c in sends]
-            for dst, c, chunk in arriving:
+        for step in range(n - 1):   # reduce-scatter: device i sends chunk (i - step) to i + 1, which adds it
+            begin_step("reduce-scatter")
+            moves = [(i, (i + 1) % n, (i - step) % n) for i in range(n)]
+            arriving = [send(work[src][c], devices[src], devices[dst], chunk=c) for src, dst, c in moves]
+            for (_, dst, c), chunk in zip(moves, arriving):
                 with devices[dst].activate():
                     work[dst][c] = work[dst][c] + chunk
-            record.add_step("reduce-scatter", [(src, dst, c, sizes[c]) for src, dst, c in sends])
-        for step in range(n - 1):   # all-gather: pass the complete chunks around the ring
-            sends = [(i, (i + 1) % n, (i + 1 - step) % n) for i in range(n)]
-            arriving = [(dst, c, _send(devices, dst, work[src][c])) for src, dst, c in sends]
-            for dst, c, chunk in arriving:
+        for step in range(n - 1):   # all-gather: pass the complete chunks around the ring, overwriting
+            begin_step("all-gather")
+            moves = [(i, (i + 1) % n, (i + 1 - step) % n) for i in range(n)]
+            arriving = [send(work[src][c], devices[src], devices[dst], chunk=c) for src, dst, c in moves]
+            for (_, dst, c), chunk in zip(moves, arriving):
                 work[dst][c] = chunk
-            record.add_step("all-gather", [(src, dst, c, sizes[c]) for src, dst, c in sends])
         out = []
         for i, d in enumerate(devices):
             with d.activate():
-                out.append(d.xp.concatenate(work[i]) if n > 1 else work[i][0])
+                out.append(d.xp.concatenate(work[i]))
         return out
 
 
@@ -383,7 +515,7 @@ class NcclAllReduce(CrossDeviceOps):
         if problem is not None:
             raise ValueError(problem)
 
-    def _all_reduce_sum(self, buffers, devices, record):
+    def all_reduce_sum(self, buffers, devices):
         nccl = nccl_module()
         cp = devices[0].xp
         ids = tuple(d.physical_index for d in devices)
@@ -404,11 +536,14 @@ class NcclAllReduce(CrossDeviceOps):
                 comm.allReduce(b.data.ptr, out.data.ptr, b.size, nccl_dtype, nccl.NCCL_SUM,
                                cp.cuda.get_current_stream().ptr)
         nccl.groupEnd()
-        _simulate_ring(record, len(devices), buffers[0].size)
+        _simulate_ring(all_reduce_log.running_record(), len(devices), buffers[0].size)
         return outputs
 
 
 def _simulate_ring(record, n, size):
+    """Record the ring schedule NCCL runs inside the library (``simulated``: we did not make these sends)."""
+    if record is None:
+        return
     offsets, sizes = chunk_bounds(size, n)
     record.chunk_elements = tuple(sizes)
     record.simulated = True

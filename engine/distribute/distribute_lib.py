@@ -39,7 +39,7 @@ from ..framework.device import lookup_device
 from ..framework.tensor import EagerTensor, Tensor, convert_to_tensor
 from ..variables import Variable
 from .reduce_util import ReduceOp, as_reduce_op
-from .values import (DistributedValues, DistributedVariable, flatten_values, pack_values, regroup,
+from .values import (DistributedValues, DistributedVariable, Mirrored, flatten_values, pack_values, regroup,
                      select_replica)
 
 __all__ = ["Strategy", "StrategyExtended", "ReplicaContext", "InputContext", "ValueContext", "get_strategy",
@@ -320,6 +320,57 @@ class StrategyExtended:
     def variable_created_in_scope(self, v):
         return isinstance(v, DistributedVariable) and v.distribute_strategy is self._container_strategy_ref
 
+    def reduce_to(self, reduce_op, value, destinations, options=None):
+        """Reduce ``value`` (SUM or MEAN over the replicas) to ``destinations``; cross-replica context only.
+
+        ``destinations``: a device string, a tensor or variable (its device), or a
+        distributed value or variable: then the result is a ``Mirrored`` value with
+        one reduced copy on each of its devices (an all-reduce, when they are the
+        value's devices). The variable itself is not updated.
+        """
+        reduce_op = self._check_reduce_to(reduce_op, destinations)
+        strategy = self._container_strategy_ref
+        targets = _destination_devices(destinations)
+        if len(targets) == 1:
+            return strategy._reduce_to_device(reduce_op, value, targets[0])
+        if isinstance(value, (DistributedValues, DistributedVariable)) and self._cross_device_ops is not None and \
+                [id(d) for d in targets] == [id(d) for d in self._devices]:
+            from .collective_ops import all_reduce_tensors
+            parts = [[part] for part in strategy._local_parts(value)]
+            return Mirrored([r[0] for r in all_reduce_tensors(self._cross_device_ops, reduce_op, self._devices,
+                                                              parts)])
+        from ..ops import array_ops
+        total = strategy._reduce_to_device(reduce_op, value, targets[0])
+        copies = []
+        for d in targets:       # reduce to the first device, broadcast to the others (TF's ReductionToOneDevice)
+            with device_scope(d):
+                copies.append(array_ops.identity(total))
+        return Mirrored(copies)
+
+    def batch_reduce_to(self, reduce_op, value_destination_pairs, options=None):
+        """``reduce_to`` of each ``(value, destinations)`` pair; a list of the results."""
+        return [self.reduce_to(reduce_op, v, d, options) for v, d in value_destination_pairs]
+
+    def _check_reduce_to(self, reduce_op, destinations):
+        if ctx.replica_context is not None:
+            raise RuntimeError("Method requires being in cross-replica context, use get_replica_context()."
+                               "merge_call()")
+        if isinstance(destinations, (list, tuple)):
+            raise AssertionError("reduce_to: `destinations` is one device, tensor, variable or distributed value, "
+                                 "not a list")   # (TF: a bare assert)
+        return as_reduce_op(reduce_op)
+
+
+def _destination_devices(destinations):
+    """The devices ``destinations`` names: a device string's, a tensor's, each component's of a distributed value."""
+    if isinstance(destinations, (DistributedValues, DistributedVariable)):
+        return [c._device for c in destinations.values]
+    if isinstance(destinations, str):
+        return [lookup_device(destinations)]
+    if hasattr(destinations, "_device"):
+        return [destinations._device]
+    return [lookup_device(getattr(destinations, "device", None) or "/CPU:0")]
+
 
 class Strategy:
     """The base class of distribution strategies (``MirroredStrategy``, ``OneDeviceStrategy``).
@@ -413,6 +464,10 @@ class Strategy:
                                  f"op {reduce_op}.")
             return value
         parts = self._local_parts(value)
+        algorithm, devices = self._extended._cross_device_ops, self._extended._devices
+        if algorithm is not None and 1 < len(parts) == len(devices) and algorithm._reduces_by_all_reduce():
+            # inside `engine.seams.using(all_reduce=...)`: the replaced algorithm sums this too
+            return algorithm._reduce_by_all_reduce(reduce_op, parts, list(devices), destination)
         with device_scope(destination):
             total = parts[0] if len(parts) == 1 else math_ops.add_n(parts)
             if len(parts) == 1 and isinstance(total, EagerTensor) and total._device is not destination:

@@ -43,8 +43,8 @@ from ..framework.device import device as device_scope
 from ..variables import Variable, VariableAggregation, VariableSynchronization, _READ
 from .reduce_util import ReduceOp
 
-__all__ = ["DistributedValues", "PerReplica", "DistributedVariable", "MirroredVariable", "SyncOnReadVariable",
-           "PerReplicaSpec", "regroup", "select_replica", "is_distributed"]
+__all__ = ["DistributedValues", "PerReplica", "Mirrored", "DistributedVariable", "MirroredVariable",
+           "SyncOnReadVariable", "PerReplicaSpec", "regroup", "select_replica", "is_distributed"]
 
 
 def _component_text(values, fmt):
@@ -92,6 +92,11 @@ class PerReplica(DistributedValues):
     def _type_spec(self):
         from ..framework.tensor_spec import TensorSpec
         return PerReplicaSpec(*[TensorSpec(v.shape, v.dtype) for v in self._values])
+
+
+class Mirrored(DistributedValues):
+    """The same value on every device (``Mirrored:{0: ..., 1: ...}``): what ``extended.reduce_to`` returns for
+    distributed ``destinations``, one reduced copy per destination device."""
 
 
 class PerReplicaSpec:

@@ -81,7 +81,7 @@ import logging
 
 import numpy as np
 
-from .. import config_optimizer, seams
+from .. import autograph, config_optimizer, seams
 from ..framework import dtypes
 from ..framework.context import ctx
 from ..framework.device import default_device
@@ -582,7 +582,7 @@ class Function:
     def __call__(self, *args, **kwargs):
         if RUN_EAGERLY:  # tf.config.run_functions_eagerly(True): plain Python, for debugging
             return self._python_function(*args, **kwargs)
-        if _TRACER_SEAM.replaced:  # inside engine.seams.using(tracer=...): that tracer keys and traces the call
+        if _TRACER_SEAM.replaced or _AUTOGRAPH_SEAM.replaced:  # inside engine.seams.using(tracer=/autograph=...)
             concrete, traced, args, kwargs = self._lookup_or_trace_with(_TRACER_SEAM.current, args, kwargs)
             self._note_call(traced)
             return concrete(*args, **kwargs)
@@ -602,7 +602,7 @@ class Function:
         """The ConcreteFunction for these arguments (tensors or ``tf.TensorSpec`` s), tracing if needed."""
         if not args and not kwargs and self._input_signature is not None:
             args = tuple(self._input_signature)
-        if _TRACER_SEAM.replaced:
+        if _TRACER_SEAM.replaced or _AUTOGRAPH_SEAM.replaced:
             return self._lookup_or_trace_with(_TRACER_SEAM.current, args, kwargs)[0]
         concrete, _, _, _ = self._lookup_or_trace(args, kwargs)
         return concrete
@@ -660,10 +660,13 @@ class Function:
     def _lookup_or_trace_with(self, tracer_class, args, kwargs):
         """:meth:`_lookup_or_trace` with a ``tracer`` seam's tracer: its key, its traces (kept per tracer class)."""
         args, kwargs, call_args, call_kwargs = self._arguments(args, kwargs)
-        tracers = self.__dict__.setdefault("_seam_tracers", {})   # tracer class -> (tracer, {key: concrete})
-        entry = tracers.get(tracer_class)
+        # (tracer class, AutoGraph converter) -> (tracer, {key: concrete}): traces made with a seam's tracer or
+        # converter are never reused by another, nor by the reference outside the block.
+        converter = _AUTOGRAPH_SEAM.current if _AUTOGRAPH_SEAM.replaced else None
+        tracers = self.__dict__.setdefault("_seam_tracers", {})
+        entry = tracers.get((tracer_class, converter))
         if entry is None:
-            entry = tracers[tracer_class] = (tracer_class(self._converted_function()), {})
+            entry = tracers[(tracer_class, converter)] = (tracer_class(self._converted_function(converter)), {})
         tracer, cache = entry
         key = tracer.cache_key(args, kwargs)
         concrete = cache.get(key)
@@ -723,15 +726,16 @@ class Function:
                              "https://www.tensorflow.org/guide/function#creating_tfvariables for more information.")
         return concrete
 
-    def _converted_function(self):
-        """The Python function as traced: AutoGraph-converted unless ``autograph=False``."""
-        converted = getattr(self, "_converted", None)
+    def _converted_function(self, converter=None):
+        """The Python function as traced: converted by the AutoGraph ``converter`` in use (the
+        ``autograph`` seam's; None: the engine's), unless ``autograph=False``. One conversion per converter."""
+        conversions = self.__dict__.setdefault("_conversions", {})
+        converted = conversions.get(converter)
         if converted is None:
             converted = self._python_function
             if self._autograph:
-                from .. import autograph
                 converted = autograph.to_graph(self._python_function)
-            self._converted = converted
+            conversions[converter] = converted
         return converted
 
     def _note_call(self, traced):
@@ -810,6 +814,7 @@ class FunctionTracer:
 
 
 TRACER_PROTOCOL = ("cache_key", "trace")   # and the constructor: ``Tracer(python_function)``
+_AUTOGRAPH_SEAM = seams.seam("autograph")   # declared by engine/autograph/api.py
 _TRACER_SEAM = seams.declare(
     "tracer", FunctionTracer, TRACER_PROTOCOL,
     doc="The tracer behind tf.function: the cache key of a call's arguments and tracing into a FuncGraph. A "

@@ -125,23 +125,12 @@ class SymbolicTensor(Tensor):
         raise TypeError(f"A symbolic tensor ({self.name}) cannot be used as a Python index.")
 
     # In a TF1 graph, tensors compare and hash by identity (so they can key a feed_dict); inside a
-    # tf.function graph they behave like eager tensors (elementwise ==, unhashable).
+    # tf.function graph they behave like eager tensors (elementwise ==, unhashable). ``==`` and ``!=``
+    # are the op library's (``ops/overloads.py`` installs them, with every other operator).
     def __hash__(self):
         if self._op.graph.building_function:
             raise TypeError("Tensor is unhashable. Instead, use tensor.ref() as the key.")
         return id(self)
-
-    def __eq__(self, other):
-        if self._op.graph.building_function:
-            from ..ops.overloads import _eq
-            return _eq(self, other)
-        return self is other
-
-    def __ne__(self, other):
-        if self._op.graph.building_function:
-            from ..ops.overloads import _ne
-            return _ne(self, other)
-        return self is not other
 
     def __repr__(self):
         return f"<tf.Tensor '{self.name}' shape={self._shape} dtype={self._dtype.name}>"

@@ -18,6 +18,7 @@ from .backend import NUMPY, to_numpy
 from .context import ctx
 from .dtypes import _BY_NP
 from .device import default_device
+from .registry import get_op
 from .tensor_shape import TensorShape
 
 __all__ = ["Tensor", "EagerTensor", "constant", "convert_to_tensor", "is_tensor",
@@ -335,8 +336,7 @@ def constant(value, dtype=None, shape=None, name="Const"):
     if isinstance(value, EagerTensor) or hasattr(value, "__tf_tensor__"):
         t = convert_to_tensor(value)
         if dtype is not None and t.dtype != dtype:
-            from .. import ops  # late import: ops depend on this module
-            t = ops.math_ops.cast(t, dtype)
+            t = _cast_value(t, dtype)
         value = t.numpy()
         if shape is None:
             return t
@@ -361,6 +361,14 @@ def constant(value, dtype=None, shape=None, name="Const"):
     return _place(arr)
 
 
+def _cast_value(t, dtype):
+    """``t`` converted to ``dtype`` by the registry's ``Cast`` kernel (``tf.constant(t, dtype)``)."""
+    device = t._device
+    kernel = get_op("Cast").kernel(device.backend)
+    with device.activate():
+        return EagerTensor(kernel(t._value, DstT=dtype, SrcT=t.dtype), device)
+
+
 def convert_to_tensor(value, dtype=None, dtype_hint=None, name=None):
     """``tf.convert_to_tensor``: accept tensors, variables, NumPy and Python values.
 
@@ -379,15 +387,26 @@ def convert_to_tensor(value, dtype=None, dtype_hint=None, name=None):
         if isinstance(value, base_type):
             return fn(value, dtype, name)
     if isinstance(value, (list, tuple)) and _contains_tensor(value):
-        # TF's auto-packing: [x, 1.0] with a tensor inside becomes stack([x, 1.0])
-        from ..ops import array_ops
-        return array_ops.stack([convert_to_tensor(v, dtype=dtype, dtype_hint=dtype_hint) for v in value])
+        # TF's auto-packing: [x, 1.0] with a tensor inside becomes stack([x, 1.0]) (``Pack``, from ops)
+        return _AUTO_PACK[0]([convert_to_tensor(v, dtype=dtype, dtype_hint=dtype_hint) for v in value])
     if dtype is None and dtype_hint is not None:
         try:
             return constant(value, dtype_hint)
         except (TypeError, ValueError):
             pass
     return constant(value, dtype)
+
+
+_AUTO_PACK = [None]   # ``tf.stack``: the op library installs it (``set_auto_packing``), being above this module
+
+
+def set_auto_packing(stack):
+    """Install the function that packs a list holding tensors into one tensor (TF's auto-packing).
+
+    As in TF, where ``array_ops`` registers auto-packing with the conversion machinery: this
+    module defines tensors, and the op that stacks them (``Pack``) belongs to the op library.
+    """
+    _AUTO_PACK[0] = stack
 
 
 def _contains_tensor(value):

@@ -9,9 +9,10 @@ benchmark measures. In a graph, operator nodes get TF's lower-case names
 """
 import numpy as np
 
-from ..framework.tensor import EagerTensor, Tensor
+from ..framework.graph import SymbolicTensor
+from ..framework.tensor import EagerTensor, Tensor, set_auto_packing
 from ..variables import Variable
-from . import linalg_ops, math_ops
+from . import array_ops, linalg_ops, math_ops
 from ._dispatch import binary_op
 
 _NP_BOOL = np.dtype(bool)
@@ -197,6 +198,19 @@ install(Tensor)
 Tensor.__hash__ = _unhashable("Tensor")  # defining __eq__ would otherwise reset it
 
 
+def _symbolic_eq(x, y):
+    """A TF1 graph's tensors compare by identity (they key feed_dicts); a tf.function's elementwise."""
+    return _eq(x, y) if x._op.graph.building_function else x is y
+
+
+def _symbolic_ne(x, y):
+    return _ne(x, y) if x._op.graph.building_function else x is not y
+
+
+SymbolicTensor.__eq__ = _symbolic_eq
+SymbolicTensor.__ne__ = _symbolic_ne
+
+
 def _variable_operator(name):
     tensor_method = getattr(Tensor, name)
 
@@ -215,3 +229,8 @@ for _name in ["__add__", "__radd__", "__sub__", "__rsub__", "__mul__", "__rmul__
 Variable.__pos__ = lambda self: self._read()
 
 Variable.__hash__ = _unhashable("Variable")
+
+
+# A list holding tensors converts to one tensor by stacking it (TF's auto-packing): ``tf.constant``'s
+# module defines conversions, the op that packs (``Pack``) is the op library's.
+set_auto_packing(array_ops.stack)
