@@ -8,13 +8,26 @@
         y = x ** 3
     print(tape.gradient(y, x))   # tf.Tensor(12.0, shape=(), dtype=float32)
 
-Read the package in this order:
+Read the package bottom-up, one layer at a time: each imports only the layers
+before it (``pyproject.toml`` declares the order; ``tests/test_layers.py`` checks it).
 
-1. ``framework/``: dtypes, shapes, errors, devices, the op registry, tensors.
-2. ``eager/execute.py``: how one op runs (the dispatcher).
-3. ``eager/tape.py``: how GradientTape records and replays ops backwards.
+1. ``seams``, ``util`` and ``config_optimizer``: the seams a student's code plugs into
+   (``engine.seams.using(tape=...)``), nested structures, the optimizer's options.
+2. ``framework/``: dtypes, shapes, errors, devices, the op registry (``registry.py``:
+   one row per op, ``override``), tensors, graphs, the executor and graph optimizer,
+   the backward walk (``backprop.py``) and ``tf.gradients``.
+3. ``eager/``: how one op runs now (``execute.py``, the one door) and how
+   ``GradientTape`` records ops and replays them backwards (``tape.py``).
 4. ``ops/``: every op, each defined once with its kernel, shape function and gradient.
-5. ``variables.py`` and ``module.py``: state and its containers.
+5. The ``tf.*`` namespaces over the ops: ``math``, ``nn``, ``random``, ``linalg``,
+   ``bitwise``, ``debugging``, ``dtypes``, ``errors``, ``io``, ``graph_util``, ``nest``.
+6. ``variables`` and ``module``: state and its containers.
+7. ``autograph/``: Python ``if``/``while``/``for`` on tensors to ``cond``/``while_loop``.
+8. ``client/`` (``Session``), ``tracing/`` (``tf.function``) and ``autodiff``
+   (forward mode).
+9. ``config`` and ``test``; then ``compat/`` (``tf.compat.v1``).
+10. ``data/`` (``tf.data``), ``distribute/`` (``tf.distribute``), ``keras/``,
+    ``train`` and ``saved_model``, and ``viz/`` (pictures of tapes and graphs).
 """
 __version__ = "2.21.0+engine"
 
@@ -62,7 +75,7 @@ from .compat.v1 import group  # noqa: F401,E402
 from .framework.graph_gradients import gradients  # noqa: F401,E402
 from .framework.tensor_spec import TensorSpec  # noqa: F401,E402
 from .framework.func_graph import init_scope  # noqa: F401,E402
-from .eager.function import function  # noqa: F401,E402
+from .tracing.function import function  # noqa: F401,E402
 from . import saved_model  # noqa: F401,E402
 from .ops.logging_ops import print  # noqa: F401,E402,A004
 from .framework.graph_io import import_graph_def  # noqa: F401,E402

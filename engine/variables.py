@@ -22,14 +22,19 @@ import sys
 
 import numpy as np
 
+from .eager.execute import execute
 from .framework import dtypes as _dtypes
 from .framework.backend import NUMPY
 from .framework.context import ctx
 from .framework.device import default_device
-from .eager.execute import execute
+from .framework.errors import InvalidArgumentError
+from .framework.func_graph import init_scope
+from .framework.graph import GraphKeys, constant_value, control_dependencies
 from .framework.registry import get_op, op_rows
-from .framework.tensor import EagerTensor, Tensor, _next_id, convert_to_tensor, numpy_text
+from .framework.tensor import EagerTensor, Tensor, _Reference, _next_id, convert_to_tensor, numpy_text
 from .framework.tensor_shape import TensorShape, as_shape
+from .ops import array_ops, math_ops, resource_ops  # noqa: F401  (resource_ops: registers the variable ops)
+from .ops.overloads import unhashable
 
 __all__ = ["Variable", "VariableSynchronization", "VariableAggregation"]
 
@@ -75,7 +80,6 @@ class Variable:
         if graph is not None and getattr(graph, "building_function", False):
             # Created while tracing a tf.function: lift the creation out of the function (TF's init_scope),
             # so the variable exists once, eagerly, and the function captures it.
-            from .framework.func_graph import init_scope
             graph.created_variables.append(self)
             with init_scope():
                 self.__init__(initial_value, trainable, validate_shape, caching_device, name, variable_def, dtype,
@@ -121,9 +125,6 @@ class Variable:
 
     def _init_in_graph(self, graph, value, name, shape):
         """Graph mode: a handle op, an initializer, and reads/assigns as graph ops; values live in Sessions."""
-        from .framework.graph import GraphKeys
-        from .ops import resource_ops  # noqa: F401  (registers the resource ops)
-        from .ops._dispatch import execute
         self._graph = graph
         self._dtype = value.dtype
         self._shape = as_shape(shape) if shape is not None else value.shape
@@ -181,12 +182,10 @@ class Variable:
 
     def sparse_read(self, indices, name=None):
         """``tf.gather(v, indices)``: the rows ``indices`` of the value (recorded as a read)."""
-        from .ops import array_ops
         return array_ops.gather(self._read(), indices, name=name)
 
     def gather_nd(self, indices, name=None):
         """``tf.gather_nd(v, indices)`` on the value (recorded as a read)."""
-        from .ops import array_ops
         return array_ops.gather_nd(self._read(), indices, name=name)
 
     def _not_in_graph_error(self):
@@ -338,7 +337,6 @@ class Variable:
                            "Tensor.")
 
     def ref(self):
-        from .framework.tensor import _Reference
         return _Reference(self)
 
     experimental_ref = ref
@@ -441,7 +439,6 @@ class Variable:
         return self._scatter("ResourceScatterMin", *_sparse_delta(sparse_delta), nd=False)
 
     def _scatter(self, op_name, indices, updates, nd):
-        from .framework.errors import InvalidArgumentError
         idx = convert_to_tensor(indices)
         if idx.dtype not in (_dtypes.int32, _dtypes.int64):
             raise InvalidArgumentError(None, None, f"Value for attr 'Tindices' of {idx.dtype.name} is not in the "
@@ -465,7 +462,6 @@ class Variable:
         return self
 
     def _scatter_in_graph(self, op_name, idx, upd, nd):
-        from .ops import array_ops, math_ops
         kind = op_name.replace("ResourceScatter", "").replace("Nd", "")
         if kind not in ("Update", "Add", "Sub"):
             raise NotImplementedError(f"Variable.{op_name} inside a graph or tf.function is not implemented in the "
@@ -591,7 +587,6 @@ def _eager_slice_spec(key):
 def _assign_slice(self, key, slice_op, value, read_value=True):
     """Write ``value`` (broadcast to the slice's shape) into ``self[key]``: eagerly by running the kernel of
     ``ResourceStridedSliceAssign`` on this variable, in a graph by adding that op."""
-    from .ops._dispatch import execute
     t = convert_to_tensor(value, dtype=self._dtype)
     op_def = get_op("ResourceStridedSliceAssign")
     graph = ctx.graph
@@ -610,7 +605,6 @@ def _assign_slice(self, key, slice_op, value, read_value=True):
                      name="StridedSliceAssign")
     if not read_value:
         return assign
-    from .framework.graph import control_dependencies
     with control_dependencies([assign]):
         return graph.read_variable(self)
 
@@ -639,7 +633,6 @@ def _eager_name(name):
 
 def _lift_symbolic_initial_value(tensor):
     """An initial value computed inside a tf.function, needed outside it: use its static value if known."""
-    from .framework.graph import constant_value
     value = constant_value(tensor)
     if value is None:
         raise ValueError(f"The initial value {tensor!r} of a tf.Variable created inside a tf.function depends on "
@@ -661,7 +654,6 @@ def _sparse_delta(sparse_delta):
 
 
 def _scatter_error(op_name, message):
-    from .framework.errors import InvalidArgumentError
     return InvalidArgumentError(None, None, f"{message} [Op:{op_name}]")
 
 
@@ -714,3 +706,26 @@ def _row_scatter_args(op_name, shape, indices, updates):
         raise _scatter_error(op_name, f"indices[{int(bad[0])}] = {int(flat[bad[0]])} is not in [0, {shape[0]})")
     values = np.broadcast_to(updates, expected).reshape((flat.shape[0],) + tuple(shape[1:]))
     return flat, values
+
+
+# --- operators: ``v + 1`` reads the variable, then applies the tensor's operator ------------------
+
+def _variable_operator(name):
+    """A tensor operator applied to the variable's value (a ``ReadVariableOp``)."""
+    tensor_method = getattr(Tensor, name)
+
+    def method(self, *args):
+        return tensor_method(self._read(), *args)
+    method.__name__ = name
+    return method
+
+
+for _name in ["__add__", "__radd__", "__sub__", "__rsub__", "__mul__", "__rmul__", "__truediv__", "__rtruediv__",
+              "__floordiv__", "__rfloordiv__", "__mod__", "__rmod__", "__pow__", "__rpow__", "__matmul__",
+              "__rmatmul__", "__lt__", "__le__", "__gt__", "__ge__", "__and__", "__rand__", "__or__", "__ror__",
+              "__xor__", "__rxor__", "__invert__", "__neg__", "__abs__", "__eq__", "__ne__"]:
+    setattr(Variable, _name, _variable_operator(_name))
+# (``Variable.__getitem__`` is this module's own: the slice of the value, with an ``assign`` method.)
+Variable.__pos__ = lambda self: self._read()
+
+Variable.__hash__ = unhashable("Variable")

@@ -430,3 +430,6 @@ def _convert_for_call(f):
     except _NotConvertible as error:
         logger.warning(f"AutoGraph could not transform {f!r} and will run it as-is.\nCause: {error}")
         return f
+
+
+operators._convert_for_call = _convert_for_call   # `ag__.converted_call` converts the functions it calls with it

@@ -40,9 +40,10 @@ import numpy as np
 
 from ..framework.context import ctx
 from ..framework.errors import OperatorNotAllowedInGraphError
-from ..framework.graph import SymbolicTensor
+from ..framework.graph import SymbolicTensor, constant_value, control_dependencies
 from ..framework.tensor import Tensor, convert_to_tensor
 from ..framework.tensor_shape import TensorShape
+from ..ops import array_ops, control_flow_ops, math_ops
 from ..util import nest
 
 __all__ = ["if_stmt", "while_stmt", "for_stmt", "if_exp", "and_", "or_", "not_", "Undefined",
@@ -50,11 +51,6 @@ __all__ = ["if_stmt", "while_stmt", "for_stmt", "if_exp", "and_", "or_", "not_",
 
 _DOCS = "See https://github.com/tensorflow/tensorflow/blob/master/tensorflow/python/autograph/g3doc/reference/" \
         "limitations.md#consistency-of-control-flow-types for more info."
-
-
-def _cf():
-    from ..ops import control_flow_ops
-    return control_flow_ops
 
 
 # ======================================================================================
@@ -104,12 +100,11 @@ def _is_staged(value):
 
 def _scratch_graph():
     """A throwaway sub-graph of the graph being built, to peek at a value without leaving ops behind."""
-    return _cf().ControlFlowGraph("tmp", ctx.graph).as_default()
+    return control_flow_ops.ControlFlowGraph("tmp", ctx.graph).as_default()
 
 
 def _verify_tf_condition(cond, tag):
     """The condition as a scalar bool tensor, or TF's ValueError."""
-    from ..ops import array_ops
     extra_hint = "to check for None, use `is not None`"
     cond = convert_to_tensor(cond)
     if cond.dtype.name != "bool":
@@ -196,7 +191,7 @@ def _tf_if_stmt(cond, body, orelse, get_state, set_state, symbol_names, nouts):
             return values
         return traced
 
-    final = _cf().cond(cond, branch(body, "main", "else"), branch(orelse, "else", "main"))
+    final = control_flow_ops.cond(cond, branch(body, "main", "else"), branch(orelse, "else", "main"))
     set_state(tuple(final) + tuple(init_vars)[nouts:])
 
 
@@ -204,7 +199,7 @@ def if_exp(cond, if_true, if_false, expr_repr):
     """``a if cond else b``; a tensor ``cond`` becomes ``tf.cond``."""
     if _is_staged(cond):
         cond = _verify_tf_condition(cond, f"expression {expr_repr}")
-        return _cf().cond(cond, if_true, if_false)
+        return control_flow_ops.cond(cond, if_true, if_false)
     return if_true() if cond else if_false()
 
 
@@ -215,7 +210,7 @@ def and_(a, b):
     """``a and b`` with lazy ``b``: for a tensor ``a``, ``tf.cond(a, b, lambda: a)``."""
     value = a()
     if _is_staged(value):
-        return _cf().cond(value, b, lambda: value)
+        return control_flow_ops.cond(value, b, lambda: value)
     return value and b()
 
 
@@ -223,14 +218,13 @@ def or_(a, b):
     """``a or b`` with lazy ``b``: for a tensor ``a``, ``tf.cond(a, lambda: a, b)``."""
     value = a()
     if _is_staged(value):
-        return _cf().cond(value, lambda: value, b)
+        return control_flow_ops.cond(value, lambda: value, b)
     return value or b()
 
 
 def not_(a):
     """``not a``: ``tf.logical_not`` for tensors (eager ones too, as TF does)."""
     if isinstance(a, Tensor) or _is_staged(a):
-        from ..ops import math_ops
         return math_ops.logical_not(a)
     return not a
 
@@ -339,7 +333,6 @@ def _verify_loop_init_vars(init_vars, symbol_names, first_iter_vars=None, extra_
 
 def _placeholder_value(like, invariant, original):
     """A dummy initial value shaped like the first iteration's ``like`` (for a variable defined in the loop)."""
-    from ..ops import array_ops
     if like is None or isinstance(like, (Undefined, UndefinedReturnValue)):
         return original, None
     if isinstance(like, (bool, int, float)):
@@ -366,7 +359,7 @@ def _try_handling_undefineds(body, get_state, set_state, init_vars, nulls, invar
             def autocast(v):  # Python values will be tensors in the loop: trace with placeholders
                 if isinstance(v, (int, float, bool, np.ndarray, np.generic)):
                     t = convert_to_tensor(v)
-                    return _cf()._placeholder(graph, t.dtype, t.shape, "init")
+                    return control_flow_ops._placeholder(graph, t.dtype, t.shape, "init")
                 return v
             set_state(nest.map_structure(autocast, tuple(init_vars)))
             modified = True
@@ -401,7 +394,6 @@ def _invariants_from_opts(opts, init_vars):
 
 
 def _tf_while_stmt(test, body, get_state, set_state, symbol_names, opts):
-    cf = _cf()
     init_vars = tuple(get_state())
     invariants = _invariants_from_opts(opts, init_vars)
     nulls = [_is_none_or_undef(v) for v in init_vars]
@@ -436,14 +428,12 @@ def _tf_while_stmt(test, body, get_state, set_state, symbol_names, opts):
             for v, inv in zip(structure, invariants))
         if require_one_iteration:
             shape_invariants = (TensorShape([]),) + shape_invariants
-    final = cf.while_loop(aug_test, aug_body, loop_vars, shape_invariants=shape_invariants,
-                          maximum_iterations=opts.get("maximum_iterations"))
+    final = control_flow_ops.while_loop(aug_test, aug_body, loop_vars, shape_invariants=shape_invariants,
+                                        maximum_iterations=opts.get("maximum_iterations"))
     if require_one_iteration:
-        from ..framework.graph import control_dependencies
-        from ..ops import array_ops
         names = ", ".join("the function return value" if isinstance(v, UndefinedReturnValue) else n
                           for n, v, null in zip(symbol_names, tuple(get_state()), nulls) if null)
-        check = cf.Assert(final[0], [f"loop must iterate at least once to initialize {names}"])
+        check = control_flow_ops.Assert(final[0], [f"loop must iterate at least once to initialize {names}"])
         with control_dependencies([check]):
             final = nest.map_structure(lambda v: array_ops.identity(v) if isinstance(v, Tensor) else v,
                                        tuple(final[1:]))
@@ -465,7 +455,7 @@ def for_stmt(iter_, extra_test, body, get_state, set_state, symbol_names, opts):
     if hook is not None:
         hook(extra_test, body, get_state, set_state, symbol_names, opts)
     elif isinstance(iter_, SymbolicTensor):
-        if _cf().is_range_tensor(iter_):
+        if control_flow_ops.is_range_tensor(iter_):
             _tf_range_for_stmt(iter_, extra_test, body, get_state, set_state, symbol_names, opts)
         else:
             _known_len_tf_for_stmt(iter_, extra_test, body, get_state, set_state, symbol_names, opts)
@@ -498,12 +488,11 @@ def _py_for_stmt(iter_, extra_test, body):
 def _loop_test(main_test, extra_test):
     if extra_test is None:
         return main_test
-    return _cf().cond(main_test, extra_test, lambda: False)
+    return control_flow_ops.cond(main_test, extra_test, lambda: False)
 
 
 def _known_len_tf_for_stmt(iter_, extra_test, body, get_state, set_state, symbol_names, opts):
     """Iterate a tensor's first dimension: an index loop variable, ``iter_[i]`` as the element."""
-    from ..ops import array_ops
     if iter_.shape.rank == 0:
         raise ValueError(f"len requires a non-scalar tensor, got one of shape {iter_.shape}")
     n = len_(iter_)
@@ -531,8 +520,6 @@ def _known_len_tf_for_stmt(iter_, extra_test, body, get_state, set_state, symbol
 
 def _tf_range_for_stmt(iter_, extra_test, body, get_state, set_state, symbol_names, opts):
     """Iterate ``tf.range(start, limit, delta)`` without materializing it: the iterate is a loop variable."""
-    from ..framework.graph import constant_value
-    from ..ops import math_ops
     start, limit, delta = iter_.op.inputs
     iterate = start
 
@@ -571,7 +558,6 @@ def range_(start_or_stop, stop=None, step=None):
     """``range``: ``tf.range`` if an argument is a tensor, else Python's range."""
     args = [a for a in (start_or_stop, stop, step) if a is not None]
     if any(isinstance(a, Tensor) or hasattr(a, "_is_variable") for a in args):
-        from ..ops import array_ops
         if stop is None:
             return array_ops.range(start_or_stop)
         return array_ops.range(start_or_stop, stop, 1 if step is None else step)
@@ -585,9 +571,13 @@ def len_(s):
             raise ValueError(f"len requires a non-scalar tensor, got one of shape {s.shape}")
         if s.shape.rank is not None and s.shape[0] is not None:
             return s.shape[0]
-        from ..ops import array_ops
         return array_ops.shape(s)[0]
     return len(s)
+
+
+# What ``converted_call`` calls instead of ``f``: ``api._convert_for_call``, installed by ``api.py`` when it is
+# imported. (``api.py`` imports this module, to give converted code as its ``ag__``; this one does not import it.)
+_convert_for_call = None
 
 
 def converted_call(f, args, kwargs, options=None):
@@ -597,5 +587,4 @@ def converted_call(f, args, kwargs, options=None):
         return range_(*args, **kwargs)
     if f is builtins.len:
         return len_(*args, **kwargs)
-    from .api import _convert_for_call
     return _convert_for_call(f)(*args, **kwargs)

@@ -16,14 +16,13 @@ The executor is a seam (``engine/client/executor_seam.py``): inside
 Variables created in graph mode keep their values in the session's resource
 table (``runtime``), so two sessions on one graph have independent variables.
 """
-import threading
 
 import numpy as np
 
 from .. import config_optimizer
 from ..framework import dtypes as _dtypes
 from ..framework.backend import to_numpy
-from ..framework.context import ctx
+from ..framework.context import ctx, get_default_session
 from ..framework.graph import Graph, Operation, SymbolicTensor, get_default_graph
 from ..framework.tensor import EagerTensor
 from ..ops.resource_ops import ResourceSlot
@@ -32,19 +31,6 @@ from .executor_seam import EXECUTOR_SEAM
 
 __all__ = ["Session", "InteractiveSession", "get_default_session"]
 
-_local = threading.local()
-
-
-def _session_stack():
-    stack = getattr(_local, "stack", None)
-    if stack is None:
-        stack = _local.stack = []
-    return stack
-
-
-def get_default_session():
-    stack = _session_stack()
-    return stack[-1] if stack else None
 
 
 class _Runtime:
@@ -82,11 +68,11 @@ class Session:
         graph_ctx = self.graph.as_default()
         graph_ctx.__enter__()
         self._entered.append(graph_ctx)
-        _session_stack().append(self)
+        ctx.sessions.append(self)
         return self
 
     def __exit__(self, *exc):
-        _session_stack().pop()
+        ctx.sessions.pop()
         self._entered.pop().__exit__(*exc)
         self.close()
         return False
@@ -96,11 +82,11 @@ class Session:
 
         class _Default:
             def __enter__(self):
-                _session_stack().append(session)
+                ctx.sessions.append(session)
                 return session
 
             def __exit__(self, *exc):
-                _session_stack().pop()
+                ctx.sessions.pop()
                 return False
         return _Default()
 
@@ -207,9 +193,9 @@ class InteractiveSession(Session):
 
     def __init__(self, target="", graph=None, config=None):
         super().__init__(target, graph, config)
-        _session_stack().append(self)
+        ctx.sessions.append(self)
 
     def close(self):
         super().close()
-        if self in _session_stack():
-            _session_stack().remove(self)
+        if self in ctx.sessions:
+            ctx.sessions.remove(self)

@@ -3,7 +3,8 @@
 Read in this order:
 
 1. ``distribute_lib.py``: strategies, the replica and cross-replica contexts,
-   why the loss is divided by the *global* batch size.
+   why the loss is divided by the *global* batch size; ``replica_context.py``:
+   ``ReplicaContext`` (``all_reduce``, ``merge_call``) and ``InputContext``.
 2. ``values.py``: ``PerReplica`` and ``MirroredVariable`` (one copy per device).
 3. ``mirrored_run.py``: how ``strategy.run`` runs one thread per device and
    synchronizes them at every all-reduce.
@@ -19,13 +20,13 @@ from . import cross_device_ops, values  # noqa: F401
 from .all_reduce_log import AllReduceLog, AllReduceRecord, record_all_reduce  # noqa: F401
 from .cross_device_ops import (CrossDeviceOps, HierarchicalCopyAllReduce, NcclAllReduce,  # noqa: F401
                                ReductionToOneDevice, RingAllReduce)
-from .distribute_lib import (InputContext, ReplicaContext, Strategy, StrategyExtended, ValueContext,  # noqa: F401
-                             experimental_set_strategy, get_replica_context, get_strategy, has_strategy,
-                             in_cross_replica_context, install_variable_creator)
+from .distribute_lib import (Strategy, StrategyExtended, experimental_set_strategy, get_replica_context,  # noqa: F401
+                             get_strategy, has_strategy, in_cross_replica_context, install_variable_creator)
 from .input_lib import DistributedDataset, DistributedIterator  # noqa: F401
 from .mirrored_strategy import MirroredStrategy  # noqa: F401
 from .one_device_strategy import OneDeviceStrategy  # noqa: F401
 from .reduce_util import ReduceOp  # noqa: F401
+from .replica_context import InputContext, ReplicaContext, ValueContext  # noqa: F401
 from .values import DistributedValues, MirroredVariable, PerReplica, SyncOnReadVariable  # noqa: F401
 from . import collective_ops as _collective_ops  # noqa: F401  (registers MirroredAllReduce)
 from . import distribute_utils  # noqa: F401

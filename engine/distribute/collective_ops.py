@@ -15,6 +15,7 @@ so the graph optimizer never folds or merges it, and it has no registered
 gradient: each replica records the all-reduce on its own tape instead
 (``ReplicaContext.all_reduce``), whose gradient is again an all-reduce.
 """
+from ..eager.execute import execute
 from ..framework import dtypes
 from ..framework.device import device as device_scope
 from ..framework.registry import register_op
@@ -64,7 +65,6 @@ def all_reduce_tensors(algorithm, reduce_op, devices, per_replica_tensors):
         arrays = [[t._value for t in tensors] for tensors in per_replica_tensors]
         out = algorithm.all_reduce_arrays(reduce_op, devices, arrays)
         return [[EagerTensor(a, d) for a in replica] for replica, d in zip(out, devices)]
-    from ..ops._dispatch import execute
     flat = [t for tensors in per_replica_tensors for t in tensors]
     attrs = {"algorithm": algorithm, "reduce_op": reduce_op.value, "devices": tuple(devices),
              "tensors_per_replica": k}

@@ -110,10 +110,16 @@ code, with the record's ``phase`` names)::
 import numpy as np
 
 from .. import seams
+from ..framework.backend import cupy_module
+from ..framework.device import device as device_scope
 from ..framework.device import lookup_device
+from ..framework.tensor import EagerTensor
+from ..ops import array_ops, math_ops
 from . import all_reduce_log
 from .all_reduce_log import AllReduceRecord, publish
+from .collective_ops import all_reduce_tensors
 from .reduce_util import ReduceOp, as_reduce_op
+from .values import DistributedValues, PerReplica
 
 __all__ = ["CrossDeviceOps", "ReductionToOneDevice", "HierarchicalCopyAllReduce", "RingAllReduce",
            "NcclAllReduce", "select_cross_device_ops", "ALL_REDUCE_PROTOCOL", "send", "begin_step", "chunk_bounds"]
@@ -231,10 +237,6 @@ class CrossDeviceOps:
         ``destination``). Eager parts run the algorithm now; symbolic ones build a
         ``MirroredAllReduce`` node (``collective_ops.py``).
         """
-        from ..framework.device import device as device_scope
-        from ..framework.tensor import EagerTensor
-        from ..ops import array_ops
-        from .collective_ops import all_reduce_tensors
         reduced = all_reduce_tensors(self, reduce_op, devices, [[p] for p in parts])
         here = next((r for r, d in enumerate(devices) if d is destination), None)
         total = reduced[0 if here is None else here][0]
@@ -252,8 +254,6 @@ class CrossDeviceOps:
 
     def batch_all_reduce(self, reduce_op, per_replica_values):
         """All-reduce several ``PerReplica`` values in one packed collective."""
-        from .collective_ops import all_reduce_tensors
-        from .values import PerReplica
         components = [list(v.values) for v in per_replica_values]
         devices = [t._device for t in components[0]]
         per_replica = [[c[r] for c in components] for r in range(len(devices))]
@@ -263,10 +263,6 @@ class CrossDeviceOps:
     # --- TF's public API ------------------------------------------------------------------------
     def reduce(self, reduce_op, per_replica_value, destinations, options=None):
         """Reduce ``per_replica_value`` to one tensor on ``destinations`` (a device, or a tensor/variable's)."""
-        from ..framework.device import device as device_scope
-        from ..framework.tensor import EagerTensor
-        from ..ops import array_ops, math_ops
-        from .values import DistributedValues
         reduce_op = as_reduce_op(reduce_op)
         parts = list(per_replica_value.values) if isinstance(per_replica_value, DistributedValues) \
             else [per_replica_value]
@@ -284,8 +280,6 @@ class CrossDeviceOps:
         return [self.reduce(reduce_op, v, d, options) for v, d in value_destination_pairs]
 
     def broadcast(self, tensor, destinations):
-        from ..framework.device import device as device_scope
-        from ..ops import array_ops
         with device_scope(_destination_device(destinations)):
             return array_ops.identity(tensor)
 
@@ -467,7 +461,6 @@ _NCCL_DTYPES = {"float16": "NCCL_FLOAT16", "float32": "NCCL_FLOAT32", "float64":
 
 def nccl_module():
     """``cupy.cuda.nccl`` if CuPy, a GPU and NCCL are all available, else None."""
-    from ..framework.backend import cupy_module
     cp = cupy_module()
     if cp is None:
         return None

@@ -1,5 +1,9 @@
 """The ``tf.distribute`` core: ``Strategy``, replica and cross-replica contexts.
 
+(The context classes, ``ReplicaContext``, ``InputContext``, ``ValueContext``, are
+in ``replica_context.py``, which ``mirrored_run.py`` and ``input_lib.py`` import
+too; this module imports those two, so the package imports in one direction.)
+
 Data parallelism in one paragraph: put a copy of the model on each of N
 devices (the *replicas*), give each replica a different slice of the global
 batch, let each compute its gradients, then **all-reduce** the gradients (every
@@ -33,14 +37,19 @@ import contextlib
 import inspect
 import threading
 
+from .. import autograph
 from ..framework.context import ctx
+from ..framework.device import default_device, lookup_device
 from ..framework.device import device as device_scope
-from ..framework.device import lookup_device
-from ..framework.tensor import EagerTensor, Tensor, convert_to_tensor
+from ..framework.tensor import EagerTensor, convert_to_tensor
+from ..ops import array_ops, math_ops, reduction_ops
 from ..variables import Variable
+from .collective_ops import all_reduce_tensors
+from .input_lib import DistributedDataset, DistributedDatasetsFromFunction
+from .mirrored_run import call_for_each_replica, handle_sync
 from .reduce_util import ReduceOp, as_reduce_op
-from .values import (DistributedValues, DistributedVariable, Mirrored, flatten_values, pack_values, regroup,
-                     select_replica)
+from .replica_context import InputContext, ReplicaContext, ValueContext, _as_tensor
+from .values import DistributedValues, DistributedVariable, Mirrored, regroup, select_replica
 
 __all__ = ["Strategy", "StrategyExtended", "ReplicaContext", "InputContext", "ValueContext", "get_strategy",
            "get_replica_context", "in_cross_replica_context", "has_strategy", "experimental_set_strategy"]
@@ -119,167 +128,6 @@ class _StrategyScope:
         return False
 
 
-@contextlib.contextmanager
-def cross_replica_context(strategy):
-    """Run the block in cross-replica context of ``strategy`` (merge_call functions, variable creation)."""
-    saved_replica, saved_stack = ctx.replica_context, ctx.strategy_stack
-    ctx.replica_context = None
-    ctx.strategy_stack = list(saved_stack) if saved_stack and saved_stack[-1] is strategy else \
-        list(saved_stack) + [strategy]
-    try:
-        yield
-    finally:
-        ctx.replica_context, ctx.strategy_stack = saved_replica, saved_stack
-
-
-class InputContext:
-    """What ``dataset_fn`` of ``distribute_datasets_from_function`` is told about the input pipelines."""
-
-    def __init__(self, num_input_pipelines=1, input_pipeline_id=0, num_replicas_in_sync=1):
-        self._num_input_pipelines = num_input_pipelines
-        self._input_pipeline_id = input_pipeline_id
-        self._num_replicas_in_sync = num_replicas_in_sync
-
-    @property
-    def num_replicas_in_sync(self):
-        return self._num_replicas_in_sync
-
-    @property
-    def input_pipeline_id(self):
-        return self._input_pipeline_id
-
-    @property
-    def num_input_pipelines(self):
-        return self._num_input_pipelines
-
-    def get_per_replica_batch_size(self, global_batch_size):
-        """``global_batch_size / num_replicas_in_sync``, which must divide exactly."""
-        if global_batch_size % self._num_replicas_in_sync != 0:
-            raise ValueError(f"The `global_batch_size` {global_batch_size} is not divisible by "
-                             f"`num_replicas_in_sync` {self._num_replicas_in_sync} ")
-        return global_batch_size // self._num_replicas_in_sync
-
-    def __str__(self):
-        return f"tf.distribute.InputContext(input pipeline id {self._input_pipeline_id}, total: " \
-               f"{self._num_input_pipelines})"
-
-
-class ValueContext:
-    """What ``value_fn`` of ``experimental_distribute_values_from_function`` is told: which replica."""
-
-    def __init__(self, replica_id_in_sync_group=0, num_replicas_in_sync=1):
-        self._replica_id_in_sync_group = replica_id_in_sync_group
-        self._num_replicas_in_sync = num_replicas_in_sync
-
-    @property
-    def replica_id_in_sync_group(self):
-        return self._replica_id_in_sync_group
-
-    @property
-    def num_replicas_in_sync(self):
-        return self._num_replicas_in_sync
-
-    def __str__(self):
-        return f"tf.distribute.ValueContext(replica id {self._replica_id_in_sync_group},  total replicas in sync: " \
-               f"{self._num_replicas_in_sync})"
-
-
-# --------------------------------------------------------------------------------------
-# The replica context
-# --------------------------------------------------------------------------------------
-class ReplicaContext:
-    """What code running on one replica can do: know who it is, and talk to the other replicas.
-
-    Every method that communicates (``all_reduce``, ``all_gather``, ``merge_call``)
-    is a *synchronization point*: the replica stops there until every replica has
-    reached the same point; then the collective runs once, for all of them, and
-    each replica continues with its share of the result. So every replica must call
-    the same collectives, in the same order.
-    """
-
-    def __init__(self, strategy, replica_id_in_sync_group, executor=None):
-        self._strategy = strategy
-        self._replica_id = int(replica_id_in_sync_group)
-        self._executor = executor
-
-    @property
-    def strategy(self):
-        return self._strategy
-
-    @property
-    def num_replicas_in_sync(self):
-        return self._strategy.num_replicas_in_sync
-
-    @property
-    def replica_id_in_sync_group(self):
-        """This replica's index, 0 to N-1 (an int32 tensor, as in TF)."""
-        from ..framework.tensor import constant
-        from ..framework import dtypes
-        return constant(self._replica_id, dtype=dtypes.int32)
-
-    @property
-    def devices(self):
-        return (self._strategy.extended.worker_devices[self._replica_id],)
-
-    def _sync(self, kind, payload):
-        return self._executor.sync(self._replica_id, kind, payload)
-
-    def all_reduce(self, reduce_op, value, options=None):
-        """Combine ``value`` (a tensor or a nest of tensors) over every replica: each gets the SUM or MEAN.
-
-        The collective runs with the strategy's ``cross_device_ops`` algorithm. It is
-        differentiable: the gradient of an all-reduce is the all-reduce (same op) of
-        the gradients, so ``tape.gradient`` through it must be called on every replica.
-        """
-        reduce_op = as_reduce_op(reduce_op)
-        leaves = flatten_values(value)
-        tensors = [_as_tensor(x) for x in leaves]
-        results = self._sync("all_reduce", (reduce_op, tensors))
-        if ctx.tapes:
-            _record_all_reduce_gradient(self, reduce_op, tensors, results)
-        return pack_values(value, results)
-
-    def all_gather(self, value, axis, options=None):
-        """Concatenate ``value`` (a tensor or nest) from every replica along ``axis``; each replica gets it all."""
-        leaves = flatten_values(value)
-        tensors = [_as_tensor(x) for x in leaves]
-        return pack_values(value, self._sync("all_gather", (axis, tensors)))
-
-    def merge_call(self, merge_fn, args=(), kwargs=None):
-        """Pause every replica, run ``merge_fn(strategy, *args)`` once in cross-replica context, resume.
-
-        Each argument reaches ``merge_fn`` as a ``PerReplica`` holding every
-        replica's value (or as itself, if every replica passed the same object). Every
-        replica receives the result (its own component of a ``PerReplica`` result).
-        """
-        return self._sync("merge_call", (merge_fn, tuple(args), dict(kwargs or {})))
-
-    def __repr__(self):
-        return f"<tf.distribute.ReplicaContext: replica {self._replica_id} of {self.num_replicas_in_sync} " \
-               f"({type(self._strategy).__name__})>"
-
-
-def _as_tensor(x):
-    if isinstance(x, Tensor):
-        return x
-    if hasattr(x, "_is_variable"):
-        return x._read()
-    return convert_to_tensor(x)
-
-
-def _record_all_reduce_gradient(replica, reduce_op, inputs, outputs):
-    """Offer the all-reduce to this replica's tapes; its gradient is the same all-reduce of the gradients."""
-    from ..eager.tape import record_operation
-    pairs = [(x, y) for x, y in zip(inputs, outputs) if x.dtype.is_floating]
-    if not pairs:
-        return
-    xs, ys = [p[0] for p in pairs], [p[1] for p in pairs]
-
-    def backward(*grads):
-        return list(replica.all_reduce(reduce_op, list(grads)))
-    record_operation("CollectiveReduceV2", xs, ys, backward)
-
-
 # --------------------------------------------------------------------------------------
 # The strategy
 # --------------------------------------------------------------------------------------
@@ -297,7 +145,6 @@ class StrategyExtended:
     @property
     def worker_devices(self):
         """The full names of the replicas' devices, in replica order."""
-        from ..framework.device import default_device
         return tuple((d if d is not None else default_device()).name for d in self._devices)
 
     @property
@@ -335,11 +182,9 @@ class StrategyExtended:
             return strategy._reduce_to_device(reduce_op, value, targets[0])
         if isinstance(value, (DistributedValues, DistributedVariable)) and self._cross_device_ops is not None and \
                 [id(d) for d in targets] == [id(d) for d in self._devices]:
-            from .collective_ops import all_reduce_tensors
             parts = [[part] for part in strategy._local_parts(value)]
             return Mirrored([r[0] for r in all_reduce_tensors(self._cross_device_ops, reduce_op, self._devices,
                                                               parts)])
-        from ..ops import array_ops
         total = strategy._reduce_to_device(reduce_op, value, targets[0])
         copies = []
         for d in targets:       # reduce to the first device, broadcast to the others (TF's ReductionToOneDevice)
@@ -415,9 +260,8 @@ class Strategy:
         if replica is not None and replica.strategy is self:
             return fn(*args, **kwargs)  # already on a replica: just call it
         if getattr(ctx.graph, "building_function", False):
-            fn = _autograph(fn)
-        from . import mirrored_run
-        return mirrored_run.call_for_each_replica(self, fn, args, kwargs)
+            fn = autograph.to_graph(fn)   # inside a tf.function trace, replica functions are converted too (as TF)
+        return call_for_each_replica(self, fn, args, kwargs)
 
     # --- cross-replica operations ----------------------------------------------------------------
     def reduce(self, reduce_op, value, axis=None):
@@ -427,7 +271,6 @@ class Strategy:
         (the sums along ``axis`` added, divided by the total count). The result is
         placed on the current device (``CPU:0`` by default), as TF does.
         """
-        from ..ops import array_ops, math_ops, reduction_ops
         reduce_op = as_reduce_op(reduce_op)
         destination = ctx.device or lookup_device("/CPU:0")
         if axis is None:
@@ -457,7 +300,6 @@ class Strategy:
 
     def _reduce_to_device(self, reduce_op, value, destination):
         """SUM/MEAN of the components of ``value``, computed on ``destination`` (engine ops: traceable)."""
-        from ..ops import math_ops
         if not isinstance(value, (DistributedValues, DistributedVariable)):
             if reduce_op is ReduceOp.SUM and self.num_replicas_in_sync > 1:
                 raise ValueError(f"A non-DistributedValues value {value!s} cannot be reduced with the given reduce "
@@ -479,7 +321,6 @@ class Strategy:
 
     def gather(self, value, axis):
         """Concatenate the replicas' components of ``value`` along ``axis`` (a plain value is returned as is)."""
-        from ..ops import array_ops
         if not isinstance(value, (DistributedValues, DistributedVariable)):
             return value
         parts = self._local_parts(value)
@@ -503,12 +344,10 @@ class Strategy:
     # --- input ------------------------------------------------------------------------------
     def experimental_distribute_dataset(self, dataset, options=None):
         """Split every global batch of ``dataset`` across the replicas (see ``input_lib.py``)."""
-        from .input_lib import DistributedDataset
         return DistributedDataset(self, dataset)
 
     def distribute_datasets_from_function(self, dataset_fn, options=None):
         """``dataset_fn(InputContext)`` makes per-replica batches; replica i gets every N-th batch."""
-        from .input_lib import DistributedDatasetsFromFunction
         return DistributedDatasetsFromFunction(self, dataset_fn)
 
     experimental_distribute_datasets_from_function = distribute_datasets_from_function
@@ -517,15 +356,6 @@ class Strategy:
     def _create_variable(self, args, kwargs):
         """Called by ``tf.Variable(...)`` in this strategy's scope; None means 'create it normally'."""
         return None
-
-
-def _autograph(fn):
-    """Inside a tf.function trace, replica functions are converted by AutoGraph too (as TF does)."""
-    try:
-        from ..autograph import to_graph
-    except ImportError:  # pragma: no cover
-        return fn
-    return to_graph(fn)
 
 
 # --------------------------------------------------------------------------------------
@@ -539,7 +369,6 @@ class _DefaultReplicaContext(ReplicaContext):
         return 0
 
     def _sync(self, kind, payload):
-        from .mirrored_run import handle_sync
         return handle_sync(self._strategy, kind, [payload])[0]
 
     def __repr__(self):

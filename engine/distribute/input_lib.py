@@ -17,11 +17,14 @@ The same splitting is available for tensors already in hand (the Keras hook
 uses it inside a ``tf.function``, where the batch size is unknown until run
 time): :func:`split_global_batch`.
 """
+from ..framework.device import default_device
 from ..framework.device import device as device_scope
+from ..framework.errors import OutOfRangeError
 from ..framework.tensor import EagerTensor, Tensor
 from ..framework.tensor_shape import TensorShape
 from ..framework.tensor_spec import TensorSpec
-from .distribute_lib import InputContext
+from ..ops import array_ops, math_ops
+from .replica_context import InputContext
 from .values import PerReplica, PerReplicaSpec, _map_structure, flatten_values
 
 __all__ = ["DistributedDataset", "DistributedDatasetsFromFunction", "DistributedIterator", "split_global_batch"]
@@ -36,7 +39,6 @@ def _split_tensor(x, devices):
     """One tensor's N slices along axis 0 (eager: NumPy views placed on each device; symbolic: slicing ops)."""
     n = len(devices)
     if any(d is None for d in devices):      # the default strategy's one "device": wherever ops run now
-        from ..framework.device import default_device
         devices = [default_device() if d is None else d for d in devices]
     if isinstance(x, EagerTensor):
         if x.shape.rank == 0:
@@ -45,7 +47,6 @@ def _split_tensor(x, devices):
         value = x._value
         return [EagerTensor(d.put(value[start:end]), d) for (start, end), d in zip(_slice_bounds(len(value), n),
                                                                                    devices)]
-    from ..ops import array_ops, math_ops
     batch = array_ops.shape(x)[0]
     chunk = math_ops.floordiv(batch + (n - 1), n)
     pieces = []
@@ -99,7 +100,6 @@ class DistributedIterator:
         try:
             return self._next_fn()
         except StopIteration:
-            from ..framework.errors import OutOfRangeError
             raise OutOfRangeError(None, None, "End of sequence") from None
 
 
@@ -140,7 +140,6 @@ class DistributedDatasetsFromFunction:
 
     def __iter__(self):
         it = iter(self._dataset)
-        from ..framework.device import default_device
         devices = [default_device() if d is None else d for d in self._strategy.extended._devices]
 
         def next_step():

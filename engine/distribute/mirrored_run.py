@@ -42,11 +42,14 @@ With a single replica (``OneDeviceStrategy``, or one device), ``fn`` runs in
 the caller's thread and collectives complete immediately.
 """
 import threading
+import weakref
 
 from ..framework.context import ctx
 from ..framework.device import device as device_scope
+from ..framework.graph import _default_graph_stack
+from ..ops import array_ops
 from . import collective_ops
-from .distribute_lib import ReplicaContext, cross_replica_context
+from .replica_context import ReplicaContext, cross_replica_context
 from .values import regroup, select_replica
 
 __all__ = ["call_for_each_replica", "handle_sync"]
@@ -171,7 +174,6 @@ class _ReplicaThread(threading.Thread):
     def _enter_context(self, coordinator):
         """Give this thread the caller's graph and scopes, plus its own device and replica context."""
         state = coordinator.caller_state
-        from ..framework.graph import _default_graph_stack
         _default_graph_stack()[:] = state["graph_stack"]
         ctx.graph = state["graph"]
         scope = state["name_scope"]
@@ -191,7 +193,6 @@ class _ReplicaThread(threading.Thread):
         for manager in reversed(self._gpu or ()):
             manager.__exit__(None, None, None)
         self._gpu = None
-        from ..framework.graph import _default_graph_stack
         _default_graph_stack()[:] = []
         ctx.graph, ctx.name_scope, ctx.device, ctx.replica_context = None, "", None, None
         ctx.strategy_stack, ctx.tapes, ctx.variable_watchers = [], [], []
@@ -233,7 +234,6 @@ class _ThreadPool:
 def _pool_for(strategy):
     pool = getattr(strategy, "_replica_pool", None)
     if pool is None:
-        import weakref
         pool = strategy._replica_pool = _ThreadPool(strategy.extended._devices)
         weakref.finalize(strategy, pool.shutdown)
     return pool
@@ -246,7 +246,6 @@ class _ThreadedRun:
         self.strategy = strategy
         self.devices = devices
         self.threads = []
-        from ..framework.graph import _default_graph_stack
         self.caller_state = {"graph": ctx.graph, "graph_stack": list(_default_graph_stack()),
                              "name_scope": ctx.name_scope, "strategy_stack": list(ctx.strategy_stack)}
         self.lockstep = ctx.graph is not None   # tracing: one replica at a time (see the module docstring)
@@ -373,7 +372,6 @@ def _all_reduce(strategy, payloads):
 
 
 def _all_gather(strategy, payloads):
-    from ..ops import array_ops
     axes = {p[0] for p in payloads}
     if len(axes) > 1:
         raise ValueError(f"all_gather: the replicas asked for different axes: {sorted(axes)}")

@@ -24,10 +24,11 @@ device. Split the CPU first to try it on a laptop::
 
 The algorithm that all-reduces is ``cross_device_ops`` (``cross_device_ops.py``).
 """
+from ..eager.tape import stop_recording
 from ..framework.context import ctx
 from ..framework.device import Device, manager, parse_device_spec
 from ..framework.device import device as device_scope
-from ..variables import VariableSynchronization
+from ..variables import Variable, VariableSynchronization
 from .cross_device_ops import CrossDeviceOps, select_cross_device_ops
 from .distribute_lib import (Strategy, StrategyExtended, plain_variables, variable_kwargs)
 from .values import make_distributed_variable, select_replica
@@ -117,14 +118,12 @@ class MirroredStrategy(Strategy):
         return self._create_mirrored(kw)
 
     def _create_mirrored(self, kw):
-        from ..eager.tape import stop_recording
         sync = kw.get("synchronization") or VariableSynchronization.AUTO
         if sync is VariableSynchronization.AUTO:
             sync = VariableSynchronization.ON_WRITE
         kw = dict(kw, synchronization=sync)
         components = []
         with plain_variables(), stop_recording():
-            from ..variables import Variable
             for i, d in enumerate(self._extended._devices):
                 kw_i = dict(kw)
                 if i > 0:

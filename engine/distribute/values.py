@@ -40,6 +40,9 @@ import numpy as np
 
 from ..framework.context import ctx
 from ..framework.device import device as device_scope
+from ..framework.tensor import convert_to_tensor
+from ..framework.tensor_spec import TensorSpec
+from ..ops import math_ops
 from ..variables import Variable, VariableAggregation, VariableSynchronization, _READ
 from .reduce_util import ReduceOp
 
@@ -90,7 +93,6 @@ class PerReplica(DistributedValues):
 
     @property
     def _type_spec(self):
-        from ..framework.tensor_spec import TensorSpec
         return PerReplicaSpec(*[TensorSpec(v.shape, v.dtype) for v in self._values])
 
 
@@ -370,8 +372,6 @@ class SyncOnReadVariable(DistributedVariable):
                 raise ValueError(f"SyncOnReadVariable does not support `{method}` in cross-replica context when "
                                  f"aggregation is set to `tf.VariableAggregation.SUM`.")
         elif self._aggregation is VariableAggregation.SUM and not isinstance(value, DistributedValues):
-            from ..ops import math_ops
-            from ..framework.tensor import convert_to_tensor
             value = math_ops.cast(convert_to_tensor(value, dtype_hint=self._dtype) / len(self._values), self._dtype)
         self._update_components(method, value)
 

@@ -8,7 +8,7 @@ with one ``threading.local`` object, ``ctx``.
 """
 import threading
 
-__all__ = ["ctx", "executing_eagerly"]
+__all__ = ["ctx", "executing_eagerly", "get_default_session"]
 
 
 class _Context(threading.local):
@@ -22,6 +22,7 @@ class _Context(threading.local):
         self.replica_context = None  # set by tf.distribute inside strategy.run
         self.strategy_stack = []     # strategies whose scope() is active
         self.variable_watchers = []  # sets collecting variables read (custom_gradient)
+        self.sessions = []           # TF1: the sessions made default by ``with sess.as_default()``, innermost last
         if not _eager_enabled[0]:    # TF1 mode (disable_eager_execution): new threads build graphs too
             from .graph import get_default_graph
             self.graph = get_default_graph()
@@ -31,6 +32,11 @@ class _Context(threading.local):
 _eager_enabled = [True]
 
 ctx = _Context()
+
+
+def get_default_session():
+    """The session of the innermost ``with session.as_default():`` (or ``with Session() as sess:``) block."""
+    return ctx.sessions[-1] if ctx.sessions else None
 
 
 def executing_eagerly():

@@ -19,9 +19,9 @@ import contextlib
 
 from ..util import nest
 from . import dtypes
-from .context import ctx
+from .context import _eager_enabled, ctx
 from .errors import InaccessibleTensorError
-from .graph import Graph
+from .graph import Graph, _default_graph_stack
 from .registry import get_op
 from .tensor import convert_to_tensor
 from .tensor_shape import TensorShape
@@ -98,8 +98,7 @@ class FuncGraph(Graph):
                 f"https://www.tensorflow.org/guide/function#all_outputs_of_a_tffunction_must_be_return_values"
                 f" for more information.")
         if any(t is p for p in self.inputs):  # returning an input: an Identity node, as TF adds
-            from ..ops.array_ops import identity
-            t = identity(t)
+            t = self.create_op_from_def(get_op("Identity"), (t,), {}, name="Identity")
         return t
 
     def _add_op(self, op):
@@ -129,7 +128,6 @@ def init_scope():
     scope carries over (as in TF), so such variables keep their scoped names.
     """
     saved = (ctx.graph, ctx.name_scope, ctx.tapes)
-    from .graph import _default_graph_stack
     stack = _default_graph_stack()
     saved_stack = list(stack)
     outer = None
@@ -149,5 +147,4 @@ def init_scope():
 
 
 def _eager():
-    from .context import _eager_enabled
     return _eager_enabled[0]

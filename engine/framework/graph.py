@@ -19,10 +19,12 @@ import threading
 import numpy as np
 
 from . import dtypes as _dtypes
-from .context import ctx, _eager_enabled
+from .context import _eager_enabled, ctx, get_default_session
 from .registry import InferenceContext, get_op
 from .tensor import EagerTensor, Tensor, _next_id
 from .tensor_shape import TensorShape, as_shape
+from .errors import OperatorNotAllowedInGraphError
+from .name_scope import name_scope
 
 __all__ = ["Graph", "Operation", "SymbolicTensor", "get_default_graph", "reset_default_graph",
            "control_dependencies", "constant_value", "GraphKeys"]
@@ -79,7 +81,6 @@ class SymbolicTensor(Tensor):
 
     def eval(self, feed_dict=None, session=None):
         """Run this tensor in ``session`` (default: the session in a ``with`` block)."""
-        from ..client.session import get_default_session
         session = session or get_default_session()
         if session is None:
             raise ValueError("Cannot evaluate tensor using `eval()`: No default session is registered. Use "
@@ -92,7 +93,6 @@ class SymbolicTensor(Tensor):
                                   f"which is not supported.")
 
     def __bool__(self):
-        from .errors import OperatorNotAllowedInGraphError
         raise OperatorNotAllowedInGraphError(
             f"Using a symbolic `tf.Tensor` ({self.name}) as a Python `bool` is not allowed: its value is not "
             f"known while the graph is built. Use Eager execution, or tf.cond (AutoGraph converts an `if` on a "
@@ -112,7 +112,6 @@ class SymbolicTensor(Tensor):
         this; comprehensions and unpacking still land here. Engine code that needs the
         pieces of a tensor of known length uses ``tf.unstack`` instead.
         """
-        from .errors import OperatorNotAllowedInGraphError
         raise OperatorNotAllowedInGraphError(
             "Iterating over a symbolic `tf.Tensor` is not allowed. You can attempt the following resolutions to "
             "the problem: If you are running in Graph mode, use Eager execution mode or decorate this function "
@@ -182,7 +181,6 @@ class Operation:
                 ["^" + c.name for c in self._control_inputs], "attr": dict(self.attrs), "device": self.device}
 
     def run(self, feed_dict=None, session=None):
-        from ..client.session import get_default_session
         (session or get_default_session()).run(self, feed_dict=feed_dict)
 
     def __repr__(self):
@@ -241,7 +239,6 @@ class Graph:
         return self.unique_name(ctx.name_scope + base)
 
     def name_scope(self, name):
-        from .name_scope import name_scope
         return name_scope(name)
 
     # --- building ------------------------------------------------------------------------

@@ -64,6 +64,7 @@ from .errors import NotFoundError
 from .graph import Graph, get_default_graph
 from .name_scope import name_scope
 from .registry import get_op
+from .sub_graphs import ControlFlowGraph, GraphFunction, resource_spec
 from .tensor import Tensor
 from .tensor_shape import TensorShape, as_shape
 
@@ -480,7 +481,6 @@ class FunctionLibraryBuilder:
         def tensor_name(t):
             return f"{renamed[t._id]}:0" if t._id in renamed else t.name
         arg_attr = {}
-        from ..ops.control_flow_ops import resource_spec
         for i, t in enumerate(inputs):
             spec = resource_spec(t) if t is not None else None
             if spec is not None:
@@ -707,7 +707,6 @@ class _FunctionImporter:
         if name in self._building:
             raise ValueError(f"Function '{name}' of the GraphDef's library calls itself: recursion is not "
                              f"supported (loops are While ops).")
-        from ..ops.control_flow_ops import ControlFlowGraph, GraphFunction
         fdef = self.defs[name]
         inputs, order = self.checked[name]
         self._building.add(name)

@@ -17,7 +17,7 @@ from . import dtypes as _dtypes
 from .backend import NUMPY, to_numpy
 from .context import ctx
 from .dtypes import _BY_NP
-from .device import default_device
+from .device import default_device, lookup_device
 from .registry import get_op
 from .tensor_shape import TensorShape
 
@@ -183,11 +183,9 @@ class EagerTensor(Tensor):
         return (constant, (np.asarray(self.numpy()),))
 
     def cpu(self):
-        from .device import lookup_device
         return _copy_to(self, lookup_device("CPU:0"))
 
     def gpu(self, gpu_index=0):
-        from .device import lookup_device
         return _copy_to(self, lookup_device(f"GPU:{gpu_index}"))
 
     # --- printing ---------------------------------------------------------------

@@ -5,6 +5,7 @@ same dtype and shape reuse one traced graph. ``None`` dimensions match any size.
 """
 from . import dtypes as _dtypes
 from .tensor_shape import as_shape
+from .tensor import EagerTensor, Tensor
 
 __all__ = ["TensorSpec"]
 
@@ -22,7 +23,6 @@ class TensorSpec:
     @classmethod
     def from_tensor(cls, tensor, name=None):
         """The spec of a tensor. A symbolic (graph) tensor lends its op's name when ``name`` is None."""
-        from .tensor import EagerTensor, Tensor
         if not isinstance(tensor, Tensor):
             raise ValueError(f"`tensor` should be a tf.Tensor, but got type {type(tensor)}.")
         if name is None and not isinstance(tensor, EagerTensor) and getattr(tensor, "op", None) is not None:
@@ -37,7 +37,6 @@ class TensorSpec:
     @property
     def value_type(self):
         """The Python type of the values this spec describes: ``tf.Tensor``."""
-        from .tensor import Tensor
         return Tensor
 
     @property
@@ -57,7 +56,6 @@ class TensorSpec:
 
         As TF, anything else (a NumPy array, a list, a tf.Variable) is not compatible: ``False``.
         """
-        from .tensor import Tensor
         return (isinstance(spec_or_tensor, (TensorSpec, Tensor)) and self._dtype == spec_or_tensor.dtype
                 and self._shape.is_compatible_with(spec_or_tensor.shape))
 

@@ -87,15 +87,17 @@ from ..eager.tape import record_operation
 from ..framework import dtypes
 from ..framework.context import ctx
 from ..framework.errors import InvalidArgumentError
-from ..framework.executor import compile_plan
+from ..framework.executor import compile_plan, prune
 from ..framework.func_graph import FuncGraph
-from ..framework.graph import SymbolicTensor
+from ..framework.graph import SymbolicTensor, control_dependencies
 from ..framework.registry import get_op, register_op
 from ..framework.tensor import Tensor, convert_to_tensor
 from ..framework.tensor_shape import TensorShape, as_shape
 from ..util import nest
 from . import array_ops, math_ops
 from ._dispatch import execute
+from ..framework.graph_gradients import build_gradient_graph
+from ..framework.sub_graphs import ControlFlowGraph, GraphFunction, LoopRecord, _placeholder, resource_spec  # noqa: F401
 
 __all__ = ["cond", "while_loop", "case", "switch_case", "Assert"]
 
@@ -107,118 +109,6 @@ variant = getattr(dtypes, "variant", None) or dtypes.DType("variant", None, 21)
 # ======================================================================================
 # Sub-graphs
 # ======================================================================================
-class ControlFlowGraph(FuncGraph):
-    """The graph of one branch, loop condition or loop body.
-
-    A ``FuncGraph`` that can *capture* tensors of its enclosing graphs: using
-    an outer tensor inside the branch creates a Placeholder here and records
-    ``(outer tensor, placeholder)`` in :attr:`captures`. The op built from
-    this graph takes the outer tensors as extra inputs. For nested control
-    flow, a capture goes through every level in between.
-    """
-
-    def __init__(self, name, outer_graph):
-        super().__init__(name)
-        self.outer_graph = outer_graph
-        self.seed = getattr(outer_graph, "seed", None)
-        self.captures = []           # [(outer tensor, placeholder of this graph)]
-        self._captured = {}          # outer tensor id -> placeholder
-        self._variable_handles = {}  # variable id -> placeholder holding its handle
-        self.resource_specs = {}     # handle placeholder id -> (dtype, shape, eager variable or None)
-
-    def _capture(self, value):
-        if isinstance(value, SymbolicTensor) and value.graph is not self:
-            return self.capture(value)
-        return super()._capture(value)
-
-    def capture(self, tensor):
-        """The placeholder of this graph that stands for ``tensor`` (of an enclosing graph)."""
-        outer = tensor if tensor.graph is self.outer_graph else self.outer_graph._capture(tensor)
-        inner = self._captured.get(outer._id)
-        if inner is None:
-            with self.control_dependencies(None):
-                inner = self.create_op_from_def(get_op("Placeholder"), [],
-                                                {"dtype": outer.dtype, "shape": outer.shape},
-                                                name=outer.op.name.split("/")[-1])
-            self._captured[outer._id] = inner
-            self.captures.append((outer, inner))
-            spec = resource_spec(outer)
-            if spec is not None:
-                self.resource_specs[inner._id] = spec
-        return inner
-
-    # --- variables: capture the outer graph's handle (reads and writes are Graph's, through it) ---
-    def variable_handle(self, variable):
-        handle = self._variable_handles.get(variable._id)
-        if handle is None:
-            handle = self._variable_handles[variable._id] = self.capture(self.outer_graph.variable_handle(variable))
-        return handle
-
-    def output(self, value):
-        """``value`` (a Python value, tensor or variable) as a tensor of this graph."""
-        if hasattr(value, "_is_variable"):
-            value = value.read_value()
-        t = convert_to_tensor(value)
-        return self._capture(t) if not (isinstance(t, SymbolicTensor) and t.graph is self) else t
-
-
-def resource_spec(t):
-    """``(dtype, shape, eager variable or None)`` of the variable a resource tensor points to."""
-    if t.dtype != dtypes.resource:
-        return None
-    if t.op.type == "VarHandleOp":
-        return t.op.attrs["dtype"], t.op.attrs["shape"], t.op.attrs.get("eager_variable")
-    return getattr(t.graph, "resource_specs", {}).get(t._id)
-
-
-def _placeholder(graph, dtype, shape, name):
-    return graph.create_op_from_def(get_op("Placeholder"), [], {"dtype": dtype, "shape": as_shape(shape)},
-                                    name=name)
-
-
-class GraphFunction:
-    """A sub-graph with chosen inputs and outputs, compiled into a plan (TF: a ``FunctionDef``).
-
-    ``inputs`` are tensors of ``graph`` that callers feed (an entry may be
-    ``None``: a value the caller passes but this function ignores);
-    ``outputs`` are the tensors it returns. ``side_effects=True`` also runs
-    every stateful op of the graph (a branch's ``tf.print`` or assignment);
-    gradient functions use ``False``, so the backward pass never repeats them.
-    """
-
-    def __init__(self, graph, inputs, outputs, side_effects=True):
-        self.graph = graph
-        self.inputs = list(inputs)
-        self.outputs = list(outputs)
-        fed = [t for t in self.inputs if t is not None]
-        self._take = None if len(fed) == len(self.inputs) else \
-            [i for i, t in enumerate(self.inputs) if t is not None]
-        self.targets = list(graph.stateful_ops) if side_effects else []   # run for their side effects
-        self.plan = compile_plan(self.outputs, self.targets, fed)
-        ops = getattr(self.plan, "graph_ops", None) or self.plan.ops   # the graph ops it runs
-        self.stateful = any(getattr(op, "op_def", None) is not None and op.op_def.stateful for op in ops)
-
-    def __call__(self, values, runtime=None):
-        if self._take is not None:
-            values = [values[i] for i in self._take]
-        return self.plan(values, runtime)
-
-    def __repr__(self):
-        return f"<GraphFunction {self.graph.name}: {len(self.inputs)} inputs -> {len(self.outputs)} outputs>"
-
-
-class LoopRecord:
-    """The value of a ``variant`` loop-record tensor: one tuple of saved arrays per iteration."""
-
-    __slots__ = ("iterations",)
-
-    def __init__(self):
-        self.iterations = []
-
-    def __repr__(self):
-        return f"<LoopRecord of {len(self.iterations)} iterations>"
-
-
 def _unwrap(value):
     """A variant value fed back from NumPy land arrives as a 0-d object array."""
     if isinstance(value, np.ndarray) and value.dtype == object and value.ndim == 0:
@@ -279,7 +169,6 @@ def _tape_inputs(tensors):
 
 def _build_gradient(graph, ys, xs, unconnected="none"):
     """``build_gradient_graph`` for a branch or loop body, which must not capture new outer tensors."""
-    from ..framework.graph_gradients import build_gradient_graph
     n_captures = len(graph.captures)
     result = build_gradient_graph(graph, ys, xs, unconnected)
     if len(graph.captures) != n_captures:
@@ -600,7 +489,6 @@ def case(pred_fn_pairs, default=None, exclusive=False, strict=False, name="case"
                     raise InvalidArgumentError(None, None, "Input error: None of conditions evaluated as True")
                 return last_fn()
             check = Assert(last_pred, ["Input error: None of conditions evaluated as True"])
-            from ..framework.graph import control_dependencies
             with control_dependencies([check]):
                 return last_fn()
     fn = default
@@ -775,13 +663,51 @@ class _WhileGradient:
 # ======================================================================================
 # Eager replay (higher-order gradients through tf.function)
 # ======================================================================================
+# The ops that run sub-graphs: replayed by running their branch / iterations (``replay_op``).
+CONTROL_FLOW_OPS = frozenset(["If", "StatelessIf", "While", "StatelessWhile", "WhileGrad"])
+
+
+def replay_ops(graph, values, fetches, targets=()):
+    """Run the ops of ``graph`` that ``fetches`` and ``targets`` need, eagerly, one by one.
+
+    ``values`` maps fed tensor ids to eager values: EagerTensors, the eager ``tf.Variable`` for a
+    resource handle, a ``LoopRecord`` for a loop record. Every op goes through the dispatcher, so
+    the active tapes and accumulators record it; control-flow ops run their sub-graphs the same way
+    (``control_flow_ops.replay_op``: the chosen branch, each loop iteration). Returns the fetched values.
+    """
+    for op in prune([t.op for t in fetches] + list(targets), set(values)):
+        if op.type == "Placeholder":
+            if op.outputs[0]._id not in values:
+                raise InvalidArgumentError(None, None, f"Replaying {graph.name}: placeholder '{op.name}' is "
+                                                       f"needed but was not fed.")
+            continue
+        if op.type == "VarHandleOp":
+            values[op.outputs[0]._id] = op.attrs["eager_variable"]
+            continue
+        args = [values[t._id] for t in op.inputs]
+        if op.type == "ReadVariableOp":
+            result = args[0]._read()
+        elif op.type in ("AssignVariableOp", "AssignAddVariableOp", "AssignSubVariableOp"):
+            method = {"AssignVariableOp": "assign", "AssignAddVariableOp": "assign_add",
+                      "AssignSubVariableOp": "assign_sub"}[op.type]
+            getattr(args[0], method)(args[1], read_value=False)
+            continue
+        elif op.type in CONTROL_FLOW_OPS:
+            result = replay_op(op, args)
+        else:
+            result = execute(op.op_def, tuple(args), op.attrs)
+        outs = result if isinstance(result, list) else [result]
+        for t, v in zip(op.outputs, outs):
+            values[t._id] = v
+    return [values[t._id] for t in fetches]
+
+
 def replay_function(fn, args):
     """Call the GraphFunction ``fn`` on eager ``args`` by running its ops eagerly, one by one.
 
     Every op goes through the dispatcher, so the active tapes record it: the result is
     differentiable to any order (the compiled plan is not). See ``ConcreteFunction._replay_eagerly``.
     """
-    from ..eager.function import replay_ops
     values = {t._id: a for t, a in zip(fn.inputs, args) if t is not None}
     return replay_ops(fn.graph, values, fn.outputs, getattr(fn, "targets", ()))
 

@@ -90,10 +90,12 @@ from ..framework.executor import compile_plan
 from ..framework.func_graph import FuncGraph
 from ..framework.tensor import EagerTensor, Tensor, convert_to_tensor
 from ..framework.tensor_shape import TensorShape
+from ..framework.graph_gradients import build_gradient_graph
 from ..framework.tensor_spec import TensorSpec
+from ..eager.tape import record_operation
+from ..ops.control_flow_ops import CONTROL_FLOW_OPS, replay_ops
 from ..util import nest
 from ..variables import Variable as _Variable
-from .tape import record_operation
 
 __all__ = ["function", "Function", "ConcreteFunction"]
 
@@ -391,7 +393,7 @@ class ConcreteFunction:
 
     def _no_higher_order(self):
         ops = sorted({op.type for op in self.graph.get_operations()
-                      if op.op_def.needs_runtime and op.type not in _CONTROL_FLOW_OPS and
+                      if op.op_def.needs_runtime and op.type not in CONTROL_FLOW_OPS and
                       not (op.type == "VarHandleOp" and "eager_variable" in op.attrs)})
         raise NotImplementedError(
             f"Cannot compute a higher-order gradient through the tf.function {self.name}: its ops "
@@ -415,7 +417,6 @@ class _GradientInfo:
     """
 
     def __init__(self, concrete):
-        from ..framework.graph_gradients import build_gradient_graph
         graph = concrete.graph
         self.float_outputs = [i for i, y in enumerate(graph.outputs) if y.dtype.is_floating]
         sources = list(graph.inputs) + [graph.variable_handle(v) for v in concrete.variables]
@@ -425,7 +426,6 @@ class _GradientInfo:
         self.plan = compile_plan(fetch, [], self.saved + self.grad_ys)
 
 
-_CONTROL_FLOW_OPS = frozenset(["If", "StatelessIf", "While", "StatelessWhile", "WhileGrad"])
 
 
 def _replay_summary(ops, seen=None):
@@ -435,7 +435,7 @@ def _replay_summary(ops, seen=None):
     for op in ops:
         if any(t.dtype == dtypes.variant for t in op.outputs):
             variants = True
-        if op.type in _CONTROL_FLOW_OPS:
+        if op.type in CONTROL_FLOW_OPS:
             while_grad = while_grad or op.type == "WhileGrad" or bool(op.attrs.get("_gradient"))
             for value in op.attrs.values():
                 graph = getattr(value, "graph", None)
@@ -448,44 +448,6 @@ def _replay_summary(ops, seen=None):
         if op.op_def.needs_runtime and not (op.type == "VarHandleOp" and "eager_variable" in op.attrs):
             replayable = False
     return replayable, while_grad, variants
-
-
-def replay_ops(graph, values, fetches, targets=()):
-    """Run the ops of ``graph`` that ``fetches`` and ``targets`` need, eagerly, one by one.
-
-    ``values`` maps fed tensor ids to eager values: EagerTensors, the eager ``tf.Variable`` for a
-    resource handle, a ``LoopRecord`` for a loop record. Every op goes through the dispatcher, so
-    the active tapes and accumulators record it; control-flow ops run their sub-graphs the same way
-    (``control_flow_ops.replay_op``: the chosen branch, each loop iteration). Returns the fetched values.
-    """
-    from ..framework.executor import prune
-    from ..ops.control_flow_ops import replay_op
-    from .execute import execute
-    for op in prune([t.op for t in fetches] + list(targets), set(values)):
-        if op.type == "Placeholder":
-            if op.outputs[0]._id not in values:
-                raise InvalidArgumentError(None, None, f"Replaying {graph.name}: placeholder '{op.name}' is "
-                                                       f"needed but was not fed.")
-            continue
-        if op.type == "VarHandleOp":
-            values[op.outputs[0]._id] = op.attrs["eager_variable"]
-            continue
-        args = [values[t._id] for t in op.inputs]
-        if op.type == "ReadVariableOp":
-            result = args[0]._read()
-        elif op.type in ("AssignVariableOp", "AssignAddVariableOp", "AssignSubVariableOp"):
-            method = {"AssignVariableOp": "assign", "AssignAddVariableOp": "assign_add",
-                      "AssignSubVariableOp": "assign_sub"}[op.type]
-            getattr(args[0], method)(args[1], read_value=False)
-            continue
-        elif op.type in _CONTROL_FLOW_OPS:
-            result = replay_op(op, args)
-        else:
-            result = execute(op.op_def, tuple(args), op.attrs)
-        outs = result if isinstance(result, list) else [result]
-        for t, v in zip(op.outputs, outs):
-            values[t._id] = v
-    return [values[t._id] for t in fetches]
 
 
 def _feed_value(t):
