@@ -7,6 +7,8 @@ attribute and it is found.
 """
 import re
 
+from .framework.name_scope import name_scope as _name_scope
+
 
 __all__ = ["Module"]
 
@@ -34,7 +36,6 @@ class Module:
         self._name = name
         # As TF: the scope is fixed at construction, nested in whatever scope was open then, and
         # re-entered later as an absolute scope ("outer/name/"), wherever the module is called from.
-        from .framework.name_scope import name_scope as _name_scope
         with _name_scope(name) as scope_name:
             self._scope_name = scope_name
 
@@ -45,7 +46,6 @@ class Module:
     @property
     def name_scope(self):
         """A ``tf.name_scope`` for this module; ``.name`` is the full scope, e.g. ``"outer/my_module/"``."""
-        from .framework.name_scope import name_scope as _name_scope
         return _name_scope(self._scope_name)
 
     @property

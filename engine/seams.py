@@ -37,9 +37,14 @@ __all__ = ["Seam", "declare", "using", "current", "reference", "seam", "seams"]
 
 
 class Seam:
-    """One declared slot: ``name``, ``protocol`` (required public method names), ``reference``, ``doc``."""
+    """One declared slot: ``name``, ``protocol`` (required public method names), ``reference``, ``doc``.
 
-    def __init__(self, name, reference, protocol, doc="", kind="replace"):
+    ``on_change``: called (no arguments) each time ``using`` puts an implementation in
+    the slot or takes it out, for a mechanism that bakes the current implementation
+    into something it caches (the graph optimizer's passes into compiled plans).
+    """
+
+    def __init__(self, name, reference, protocol, doc="", kind="replace", on_change=None):
         if kind not in ("replace", "add"):
             raise ValueError(f"Seam kind must be 'replace' or 'add', not {kind!r}")
         self.name = name
@@ -47,6 +52,7 @@ class Seam:
         self.protocol = tuple(protocol)
         self.doc = doc
         self.kind = kind
+        self.on_change = on_change
         self._active = []           # what ``using`` installed, innermost last
 
     @property
@@ -82,11 +88,11 @@ class Seam:
 _SEAMS = {}
 
 
-def declare(name, reference, protocol, doc="", kind="replace"):
+def declare(name, reference, protocol, doc="", kind="replace", on_change=None):
     """Declare a seam (called once, by the module that holds the reference implementation)."""
     if name in _SEAMS:
         raise KeyError(f"Seam '{name}' is already declared")
-    _SEAMS[name] = Seam(name, reference, protocol, doc, kind)
+    _SEAMS[name] = Seam(name, reference, protocol, doc, kind, on_change)
     return _SEAMS[name]
 
 
@@ -127,6 +133,8 @@ def using(**implementations):
             chosen.append((slot, slot.check(implementation)))
     for slot, implementation in chosen:
         slot._active.append(implementation)
+        if slot.on_change is not None:
+            slot.on_change()
     try:
         yield
     finally:
@@ -136,3 +144,5 @@ def using(**implementations):
                 if slot._active[i] is implementation:
                     del slot._active[i]
                     break
+            if slot.on_change is not None:
+                slot.on_change()

@@ -16,7 +16,7 @@ import pytest
 
 import engine as tf
 from engine import seams
-from engine.eager.function import TRACER_PROTOCOL, ConcreteFunction, FunctionTracer
+from engine.tracing.function import TRACER_PROTOCOL, ConcreteFunction, FunctionTracer
 from engine.framework.func_graph import FuncGraph
 
 

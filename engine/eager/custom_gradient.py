@@ -10,8 +10,10 @@ import functools
 import inspect
 
 from ..framework.context import ctx
+from ..framework.registry import get_op
 from ..framework.tensor import Tensor, convert_to_tensor
 from ..util import nest
+from .execute import execute
 from .tape import _Paused, record_operation
 
 __all__ = ["custom_gradient"]
@@ -23,14 +25,13 @@ def custom_gradient(f=None):
 
     @functools.wraps(f)
     def decorated(*args, **kwargs):
-        from ..ops import array_ops
         args = [a if isinstance(a, Tensor) else convert_to_tensor(a) for a in args]  # TF converts every arg
         watcher = {}
         ctx.variable_watchers.append(watcher)
         try:
             with _Paused([t for t in ctx.tapes if not getattr(t, "_is_forward_accumulator", False)]):
                 result, grad_fn = f(*args, **kwargs)
-                flat = [array_ops.identity(r) for r in nest.flatten(result)]
+                flat = [execute(get_op("Identity"), (convert_to_tensor(r),)) for r in nest.flatten(result)]
         finally:
             ctx.variable_watchers.remove(watcher)
         variables = list(watcher.values())

@@ -40,15 +40,18 @@ This is the trick TensorFlow itself uses for ops without a hand-written JVP
 (``forwardprop_util`` / ``_jvp_helper``): it covers the whole registry, and
 ``tf.custom_gradient`` functions and function calls (their backward function
 plays the role of ``op_grad``), with no per-op code. It costs a backward pass
-and a second-order backward pass per op, so a small rule table handles the
-commonest ops directly:
+and a second-order backward pass per op, so the commonest ops are handled
+directly, by what their registry row says (its ``linear`` trait):
 
-* **linear** ops (``Add``, ``Reshape``, ``Sum``, ``ConcatV2``...): the JVP is
-  the op itself applied to the tangents (zeros for inputs without one);
-* **multilinear** ops (``Mul``, ``MatMul``, ``Conv2D``, ``Einsum``...): linear
-  in each input separately, so ``J t = sum_i op(x_1, .., t_i, .., x_n)``.
+* **linear** ops (``"linear"``: ``Add``, ``Reshape``, ``Sum``, ``ConcatV2``...):
+  the JVP is the op itself applied to the tangents (zeros for inputs without one);
+* **multilinear** ops (``"multilinear"``: ``Mul``, ``MatMul``, ``Conv2D``,
+  ``Einsum``...): linear in each input separately, so
+  ``J t = sum_i op(x_1, .., t_i, .., x_n)``;
+* **identity** ops (``"identity"``: ``Identity``, ``ReadVariableOp``): the
+  output is the input's value, so the tangent passes through unchanged.
 
-``tests/test_forwardprop.py`` checks every table entry against the double VJP.
+``tests/test_forwardprop.py`` checks every such op against the double VJP.
 
 Nesting (TF's rule): an accumulator's JVP computations are visible to the tapes
 and accumulators that were active when it was *entered* (outer ones), never to
@@ -77,7 +80,6 @@ import warnings
 import numpy as np
 
 from ..framework.context import ctx
-from ..framework.registry import get_op
 from ..framework.indexed_slices import IndexedSlices
 from ..framework.tensor import Tensor, convert_to_tensor
 from ..util import nest
@@ -85,18 +87,7 @@ from .tape import GradientTape, RecordedOp, UnconnectedGradients
 
 __all__ = ["ForwardAccumulator"]
 
-# Ops linear in all their floating inputs together: JVP = op(tangents), non-float inputs unchanged.
-LINEAR_OPS = frozenset([
-    "AddN", "AddV2", "BiasAdd", "BroadcastTo", "ConcatV2", "Cumsum", "ExpandDims", "GatherNd", "GatherV2",
-    "MatrixDiagPart", "Mean", "MirrorPad", "Neg", "Pack", "Pad", "PadV2", "Reshape", "ReverseV2", "ScatterNd",
-    "Slice", "Split", "SplitV", "Squeeze", "StridedSlice", "Sub", "Sum", "Tile", "Transpose", "Unpack",
-])
-# Ops linear in each floating input separately: JVP = sum over inputs i of op(..., t_i, ...).
-MULTILINEAR_OPS = frozenset(["BatchMatMulV2", "Conv2D", "Einsum", "MatMul", "Mul"])
-# Ops whose output *is* their input's value: the tangent passes through unchanged.
-IDENTITY_OPS = frozenset(["Identity", "ReadVariableOp", "PlaceholderWithDefault"])
-
-USE_RULES = True       # False: every JVP by the double-VJP trick (the tests compare both)
+USE_RULES = True       # False: every JVP by the double-VJP trick, whatever the rows say (the tests compare both)
 MAX_PROBES = 4096      # output elements allowed when a backward function is opaque (see _jvp_by_probing)
 
 
@@ -242,15 +233,19 @@ class _Hidden:
 # JVP rules
 # --------------------------------------------------------------------------------------
 def _op_jvp(op_def, inputs, attrs, outputs, in_tangents):
-    """Output tangents of one registry op (a list, one entry or None per output)."""
+    """Output tangents of one registry op (a list, one entry or None per output).
+
+    The row's ``linear`` trait picks a rule: ``"identity"`` (the tangent passes through),
+    ``"linear"`` (the op applied to the tangents), ``"multilinear"`` (one term per input).
+    """
     name = op_def.name
-    if USE_RULES:
-        if name in IDENTITY_OPS:
-            return [in_tangents[0]]
-        if name in LINEAR_OPS:
-            return _linear_jvp(op_def, inputs, attrs, in_tangents)
-        if name in MULTILINEAR_OPS:
-            return _multilinear_jvp(op_def, inputs, attrs, in_tangents)
+    kind = op_def.linear if USE_RULES else None
+    if kind == "identity":
+        return [in_tangents[0]]
+    if kind == "linear":
+        return _linear_jvp(op_def, inputs, attrs, in_tangents)
+    if kind == "multilinear":
+        return _multilinear_jvp(op_def, inputs, attrs, in_tangents)
     op = RecordedOp(op_def, name, tuple(inputs), tuple(outputs), attrs, tuple(t._id for t in inputs),
                     tuple(o._id for o in outputs))
     return _jvp_by_double_vjp(op, in_tangents)
@@ -369,8 +364,3 @@ def _jvp_by_probing(op, in_tangents):
         results.append(array_ops.reshape(stacked, out.shape.as_list()))
     return results
 
-
-def _check_rule_tables():
-    """Every op named in the rule tables is registered (catches typos when the registry changes)."""
-    for name in LINEAR_OPS | MULTILINEAR_OPS | IDENTITY_OPS:
-        get_op(name)

@@ -34,6 +34,7 @@ import numpy as np
 from .backend import NUMPY
 from .device import lookup_device
 from .errors import InvalidArgumentError, OpError
+from .optimizer import from_operations, optimize   # (importing it declares the ``graph_pass`` seam)
 from .registry import _GENERATION
 
 __all__ = ["Plan", "compile_plan", "prune"]
@@ -208,7 +209,6 @@ def compile_plan(fetch_tensors, target_ops, feed_tensors, options=None):
     the current global settings). ``plan.options`` is their hashable fingerprint.
     """
     from .. import config_optimizer
-    from .optimizer import from_operations, optimize
     fed_ids = {t._id for t in feed_tensors}
     roots = [t.op for t in fetch_tensors if t._id not in fed_ids] + list(target_ops)
     ops = prune(roots, fed_ids)
@@ -221,8 +221,10 @@ def compile_plan(fetch_tensors, target_ops, feed_tensors, options=None):
                 tuple(sorted(effective.items())), request=(fetch_tensors, target_ops, feed_tensors, options))
 
 
-# Nodes whose output is a buffer that outlives the run: a constant, a fed array, a variable's value.
-_PERSISTENT = frozenset(["Const", "_Arg", "ReadVariableOp"])
+def _persistent(node):
+    """The node's output is a buffer that outlives the run: a constant, a fed array, or what the op's row
+    calls ``persistent`` (a variable's value)."""
+    return node.type in ("Const", "_Arg") or (node.op_def is not None and node.op_def.persistent)
 
 
 def _now_aliases(value, tensor, fed_ids):
@@ -233,7 +235,7 @@ def _now_aliases(value, tensor, fed_ids):
     into) a constant, a fed array or a variable's buffer they did not fetch as such.
     """
     original = "_Arg" if tensor._id in fed_ids else tensor.op.type
-    return value.node.type in _PERSISTENT and value.node.type != original
+    return _persistent(value.node) and value.node.type != original
 
 
 def _copy(value):
@@ -326,10 +328,6 @@ def _explain(node, arrays, error):
     return f"{node.type} failed: {error}"
 
 
-_RANDOM_OPS = frozenset(["RandomUniform", "RandomStandardNormal", "TruncatedNormal", "RandomUniformInt",
-                         "RandomShuffle"])
-
-
 def _backend_of(op):
     device = lookup_device(op.device) if op.device else None
     return device.backend if device is not None else NUMPY
@@ -338,13 +336,14 @@ def _backend_of(op):
 def _kernel_for(op):
     """The kernel of ``op`` for the backend of the device it was placed on.
 
-    Random ops get their own random stream per graph node (as each TF node has
-    its own generator), rather than sharing the eager streams.
+    Random ops (the ``random`` trait of their row) get their own random stream
+    per graph node (as each TF node has its own generator), rather than sharing
+    the eager streams.
     """
     device = lookup_device(op.device) if op.device else None
     backend = device.backend if device is not None else NUMPY
     kernel = op.op_def.kernel(backend)
-    if op.type in _RANDOM_OPS:   # the stream belongs to the graph Operation the node was copied from
+    if op.op_def.random:   # the stream belongs to the graph Operation the node was copied from
         kernel = _with_stream_owner(getattr(op, "origin", None) or op, kernel)
     if backend == NUMPY:
         return kernel

@@ -62,6 +62,9 @@ class OpDef:
         The NumPy/CuPy ufunc name the kernel *is* (``"add"`` for AddV2), or a tuple of
         ufunc names applied in turn (Rsqrt: ``("sqrt", "reciprocal")``). Fused kernels
         call it with ``out=`` to reuse buffers. None: call the kernel itself.
+    ``ufunc_args``
+        Constant operands the (first) ufunc takes after the op's inputs: Relu is
+        ``ufunc="maximum", ufunc_args=(0,)``, i.e. ``maximum(x, 0)``.
     ``elementwise``
         Each output element depends only on the same element of each (broadcast) input:
         the elementwise fusion pass may put the op inside a fused kernel.
@@ -76,6 +79,15 @@ class OpDef:
     ``forwarding``
         The output is the input, unchanged (Identity, StopGradient, Snapshot):
         pruning may bypass the node; the memory plan knows it allocates nothing.
+    ``persistent``
+        The output is a buffer that outlives the run: a variable's buffer or handle
+        (ReadVariableOp, VarHandleOp; a plan's constants and fed values are too). The
+        memory plan does not count it; a plan copies it before handing it to a caller
+        who fetched something else.
+    ``shape_only``
+        The output depends only on input 0's static ``"shape"`` (Shape, Size) or only
+        its ``"rank"`` (Rank), never on its values: constant folding computes it as soon
+        as that much is known before running ("shape materialization" in Grappler).
     ``random``
         Draws random numbers: each graph node gets its own random stream.
     ``stateful``
@@ -92,12 +104,14 @@ class OpDef:
     __slots__ = ("name", "make_kernel", "infer", "grad", "num_outputs", "stateful",
                  "saves_inputs", "saves_outputs", "_kernels", "cpu_kernel", "needs_runtime", "doc",
                  "dtypes", "np_dtypes", "ufunc", "elementwise", "linear", "commutative", "forwarding",
-                 "random", "resource_input", "quiet_fp", "overridden", "door_kernel")
+                 "random", "resource_input", "quiet_fp", "overridden", "door_kernel", "ufunc_args", "persistent",
+                 "shape_only")
 
     def __init__(self, name, kernel, infer=None, grad=None, num_outputs=1, stateful=False,
                  saves_inputs=True, saves_outputs=True, needs_runtime=False, doc="",
                  dtypes=None, ufunc=None, elementwise=False, linear=None, commutative=False,
-                 forwarding=False, random=False, resource_input=False, quiet_fp=False):
+                 forwarding=False, random=False, resource_input=False, quiet_fp=False, ufunc_args=(),
+                 persistent=False, shape_only=None):
         self.name = name
         self.make_kernel = kernel
         self.infer = infer
@@ -114,12 +128,15 @@ class OpDef:
         self.np_dtypes = None if dtypes is None else frozenset(
             d._np for d in dtypes if getattr(d, "_np", None) is not None and d.name != "string")
         self.ufunc = ufunc
+        self.ufunc_args = tuple(ufunc_args)
         self.elementwise = elementwise or ufunc is not None
         self.linear = linear
         self.commutative = commutative
         self.forwarding = forwarding
         self.random = random
         self.resource_input = resource_input
+        self.persistent = persistent
+        self.shape_only = shape_only
         self.quiet_fp = quiet_fp
         self.overridden = False              # True while ``override`` has swapped its kernel
         self.door_kernel = None              # the NumPy kernel as eager dispatch calls it (see ``kernel``)

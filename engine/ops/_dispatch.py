@@ -218,8 +218,7 @@ def _int_tensor(values, dtype):
         if hasattr(values, "__tf_tensor__"):
             return convert_to_tensor(values)
         if isinstance(values, (list, tuple)) and _has_tensor(values):
-            from . import array_ops  # a shape list mixing ints and tensors is packed, as TF does
-            return array_ops.stack([int_tensor(v, dtype) for v in values])
+            return array_ops.stack([int_tensor(v, dtype) for v in values])  # ints and tensors: packed, as TF
     if ctx.graph is not None:
         return convert_to_tensor(np.asarray(values, dtype=dtype._np))
     arr = np.asarray(values, dtype=dtype._np)
@@ -234,3 +233,6 @@ def _has_tensor(values):
         if isinstance(v, Tensor):
             return True
     return False
+
+
+from . import array_ops  # noqa: E402  (array_ops builds on this module: imported last)

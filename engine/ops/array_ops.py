@@ -23,8 +23,9 @@ import numpy as np
 from ..framework import dtypes
 from ..framework.context import ctx
 from ..framework.errors import InvalidArgumentError
-from ..framework.registry import register_op
+from ..framework.graph import constant_value
 from ..framework.indexed_slices import IndexedSlices
+from ..framework.registry import register_op
 from ..framework.tensor import EagerTensor, Tensor, constant as _constant, convert_to_tensor
 from ..framework.tensor_shape import Dimension, TensorShape
 from . import _shapes
@@ -141,10 +142,6 @@ def known_value(t):
     """
     if isinstance(t, EagerTensor):
         return t.numpy()
-    try:
-        from ..framework.graph import constant_value
-    except ImportError:  # pragma: no cover  (graph mode not available)
-        return None
     try:
         return constant_value(t)
     except Exception:
@@ -299,7 +296,7 @@ def _reshape_grad(op, grad):
 
 
 _RESHAPE = register_op("Reshape", kernel=_reshape_kernel, infer=_reshape_infer, grad=_reshape_grad,
-                       saves_inputs=False, saves_outputs=False)
+                       saves_inputs=False, saves_outputs=False, linear="linear")
 
 
 def reshape(tensor, shape, name=None):
@@ -317,11 +314,12 @@ def _shape_kernel(xp):
 
 
 _SHAPE = register_op("Shape", kernel=_shape_kernel,
-                     infer=lambda ic: [(ic.attrs.get("out_type", dtypes.int32), TensorShape([ic.shape(0).rank]))])
+                     infer=lambda ic: [(ic.attrs.get("out_type", dtypes.int32), TensorShape([ic.shape(0).rank]))],
+                     shape_only="shape")
 _SIZE = register_op("Size", kernel=lambda xp: (lambda x, out_type=dtypes.int32: out_type._np.type(x.size)),
-                    infer=lambda ic: [(ic.attrs.get("out_type", dtypes.int32), TensorShape([]))])
+                    infer=lambda ic: [(ic.attrs.get("out_type", dtypes.int32), TensorShape([]))], shape_only="shape")
 _RANK = register_op("Rank", kernel=lambda xp: (lambda x: np.int32(x.ndim)),
-                    infer=lambda ic: [(dtypes.int32, TensorShape([]))])
+                    infer=lambda ic: [(dtypes.int32, TensorShape([]))], shape_only="rank")
 
 
 def shape(input, out_type=dtypes.int32, name=None):  # noqa: A002
@@ -344,9 +342,11 @@ def rank(input, name=None):  # noqa: A002
 # Identity, stop_gradient, zeros/ones, Fill
 # --------------------------------------------------------------------------------------
 _IDENTITY = register_op("Identity", kernel=lambda xp: (lambda x: x), infer=_shapes.same_as_input,
-                        grad=lambda op, g: g, saves_inputs=False, saves_outputs=False)
+                        grad=lambda op, g: g, saves_inputs=False, saves_outputs=False, forwarding=True,
+                        linear="identity")
 _STOP_GRADIENT = register_op("StopGradient", kernel=lambda xp: (lambda x: x), infer=_shapes.same_as_input,
-                             grad=None, doc="Identity forward; blocks gradients (the tape does not record it).")
+                             grad=None, forwarding=True,
+                             doc="Identity forward; blocks gradients (the tape does not record it).")
 _ZEROS_LIKE = register_op("ZerosLike", kernel=lambda xp: (lambda x: xp.zeros_like(x)[()]),
                           infer=_shapes.same_as_input)
 _ONES_LIKE = register_op("OnesLike", kernel=lambda xp: (lambda x: xp.ones_like(x)[()]),
@@ -483,7 +483,7 @@ def _expand_dims_infer(ic):
 
 
 _EXPAND_DIMS = register_op("ExpandDims", kernel=_expand_dims_kernel, infer=_expand_dims_infer,
-                           grad=_reshape_grad, saves_inputs=False, saves_outputs=False)
+                           grad=_reshape_grad, saves_inputs=False, saves_outputs=False, linear="linear")
 
 
 def expand_dims(input, axis, name=None):  # noqa: A002
@@ -528,7 +528,7 @@ def _squeeze_infer(ic):
 
 _SQUEEZE = register_op("Squeeze", kernel=_squeeze_kernel, infer=_squeeze_infer,
                        grad=lambda op, g: reshape(g, static_or_dynamic_shape(op.inputs[0])),
-                       saves_inputs=False, saves_outputs=False)
+                       saves_inputs=False, saves_outputs=False, linear="linear")
 
 
 def squeeze(input, axis=None, name=None):  # noqa: A002
@@ -579,7 +579,7 @@ def _pack_infer(ic):
 
 _PACK = register_op("Pack", kernel=_pack_kernel, infer=_pack_infer,
                     grad=lambda op, g: unstack(g, num=len(op.inputs), axis=op.attrs.get("axis", 0)),
-                    saves_inputs=False, saves_outputs=False)
+                    saves_inputs=False, saves_outputs=False, linear="linear")
 
 
 def stack(values, axis=0, name="stack"):
@@ -636,7 +636,8 @@ def _unpack_infer(ic):
 
 _UNPACK = register_op("Unpack", kernel=_unpack_kernel, infer=_unpack_infer,
                       grad=lambda op, *grads: stack(list(grads), axis=op.attrs.get("axis", 0)),
-                      num_outputs=lambda attrs: attrs["num"], saves_inputs=False, saves_outputs=False)
+                      num_outputs=lambda attrs: attrs["num"], saves_inputs=False, saves_outputs=False,
+                      linear="linear")
 
 
 def unstack(value, num=None, axis=0, name="unstack"):
@@ -736,7 +737,7 @@ def _concat_grad(op, grad):
 
 
 _CONCAT = register_op("ConcatV2", kernel=_concat_kernel, infer=_concat_infer, grad=_concat_grad,
-                      saves_inputs=(-1,), saves_outputs=False,
+                      saves_inputs=(-1,), saves_outputs=False, linear="linear",
                       doc="Join tensors along an existing axis. The gradient needs only the axis value (the last "
                           "input) and the shapes of the others.")
 
@@ -803,7 +804,8 @@ def _split_infer(ic):
 
 _SPLIT = register_op("Split", kernel=_split_kernel, infer=_split_infer,
                      grad=lambda op, *grads: (None, concat(list(grads), op.inputs[0])),
-                     num_outputs=lambda attrs: attrs["num_split"], saves_inputs=(0,), saves_outputs=False)
+                     num_outputs=lambda attrs: attrs["num_split"], saves_inputs=(0,), saves_outputs=False,
+                     linear="linear")
 
 
 def _resolve_split_sizes(sizes, n):
@@ -871,7 +873,8 @@ def _splitv_infer(ic):
 
 _SPLITV = register_op("SplitV", kernel=_splitv_kernel, infer=_splitv_infer,
                       grad=lambda op, *grads: (concat(list(grads), op.inputs[2]), None, None),
-                      num_outputs=lambda attrs: attrs["num_split"], saves_inputs=(2,), saves_outputs=False)
+                      num_outputs=lambda attrs: attrs["num_split"], saves_inputs=(2,), saves_outputs=False,
+                      linear="linear")
 
 
 def split(value, num_or_size_splits, axis=0, num=None, name="split"):
@@ -947,7 +950,7 @@ def _tile_grad(op, grad):
 
 
 _TILE = register_op("Tile", kernel=_tile_kernel, infer=_tile_infer, grad=_tile_grad, saves_inputs=(1,),
-                    saves_outputs=False)
+                    saves_outputs=False, linear="linear")
 
 
 def tile(input, multiples, name=None):  # noqa: A002
@@ -1012,7 +1015,7 @@ def _broadcast_to_grad(op, grad):
 
 
 _BROADCAST_TO = register_op("BroadcastTo", kernel=_broadcast_to_kernel, infer=_broadcast_to_infer,
-                            grad=_broadcast_to_grad, saves_inputs=False, saves_outputs=False)
+                            grad=_broadcast_to_grad, saves_inputs=False, saves_outputs=False, linear="linear")
 
 
 def broadcast_to(input, shape, name=None):  # noqa: A002
@@ -1110,9 +1113,9 @@ def _pad_grad(op, grad):
 
 
 _PAD = register_op("Pad", kernel=_pad_kernel, infer=_pad_infer, grad=_pad_grad, saves_inputs=(1,),
-                   saves_outputs=False)
+                   saves_outputs=False, linear="linear")
 _PADV2 = register_op("PadV2", kernel=_pad_kernel, infer=_pad_infer, grad=_pad_grad, saves_inputs=(1,),
-                     saves_outputs=False, doc="Pad with a given constant; no gradient for the constant (as TF).")
+                     saves_outputs=False, linear="linear", doc="Pad with a given constant; no gradient for the constant (as TF).")
 
 
 def _mirror_pairs(x, paddings, mode):
@@ -1165,7 +1168,7 @@ def _mirror_pad_grad_infer(ic):
 _MIRROR_PAD = register_op(
     "MirrorPad", kernel=_mirror_pad_kernel, infer=_pad_infer,
     grad=lambda op, g: (execute(_MIRROR_PAD_GRAD, (g, op.inputs[1]), {"mode": op.attrs["mode"]}), None),
-    saves_inputs=(1,), saves_outputs=False)
+    saves_inputs=(1,), saves_outputs=False, linear="linear")
 _MIRROR_PAD_GRAD = register_op(
     "MirrorPadGrad", kernel=_mirror_pad_grad_kernel, infer=_mirror_pad_grad_infer,
     grad=lambda op, g: (execute(_MIRROR_PAD, (g, op.inputs[1]), {"mode": op.attrs["mode"]}), None),
@@ -1226,7 +1229,8 @@ def _reverse_infer(ic):
 
 
 _REVERSE = register_op("ReverseV2", kernel=_reverse_kernel, infer=_reverse_infer,
-                       grad=lambda op, g: (reverse(g, op.inputs[1]), None), saves_inputs=(1,), saves_outputs=False)
+                       grad=lambda op, g: (reverse(g, op.inputs[1]), None), saves_inputs=(1,), saves_outputs=False,
+                       linear="linear")
 
 
 def reverse(tensor, axis, name=None):
@@ -1396,7 +1400,7 @@ def _gather_grad_dynamic(params, indices, axis_t, grad):
 
 
 _GATHER = register_op("GatherV2", kernel=_gather_kernel, infer=_gather_infer, grad=_gather_grad,
-                      saves_inputs=(1, 2), saves_outputs=False)
+                      saves_inputs=(1, 2), saves_outputs=False, linear="linear")
 
 
 def gather(params, indices, validate_indices=None, axis=None, batch_dims=0, name=None):
@@ -1464,7 +1468,7 @@ def _gather_nd_infer(ic):
 _GATHER_ND = register_op(
     "GatherNd", kernel=_gather_nd_kernel, infer=_gather_nd_infer,
     grad=lambda op, g: (scatter_nd(op.inputs[1], g, static_or_dynamic_shape(op.inputs[0])), None),
-    saves_inputs=(1,), saves_outputs=False)
+    saves_inputs=(1,), saves_outputs=False, linear="linear")
 
 
 def _scatter_add(xp, out, coords, values):
@@ -1515,7 +1519,7 @@ def _scatter_nd_infer(ic):
 _SCATTER_ND = register_op(
     "ScatterNd", kernel=_scatter_nd_kernel, infer=_scatter_nd_infer,
     grad=lambda op, g: (None, gather_nd(g, op.inputs[0]), None), saves_inputs=(0,), saves_outputs=False,
-    doc="Sum ``updates`` into a zero tensor of ``shape`` at ``indices``; duplicates add up.")
+    linear="linear", doc="Sum ``updates`` into a zero tensor of ``shape`` at ``indices``; duplicates add up.")
 
 
 def gather_nd(params, indices, batch_dims=0, name=None):
@@ -1934,7 +1938,7 @@ def _transpose_grad(op, grad):
 
 
 _TRANSPOSE = register_op("Transpose", kernel=_transpose_kernel, infer=_transpose_infer, grad=_transpose_grad,
-                         saves_inputs=(1,), saves_outputs=False)
+                         saves_inputs=(1,), saves_outputs=False, linear="linear")
 
 
 def _invert_permutation_kernel(xp):

@@ -37,6 +37,8 @@ from ..util import nest
 from . import array_ops
 from .control_flow_ops import while_loop
 from .tensor_array_ops import TensorArray
+from ..framework.func_graph import FuncGraph
+from ..framework.registry import get_op
 
 __all__ = ["map_fn", "scan", "foldl", "foldr", "vectorized_map"]
 
@@ -251,8 +253,6 @@ def vectorized_map(fn, elems, fallback_to_while_loop=True, warn=True):
 
 
 def _trace_output_signature(fn, elems, elems_flat):
-    from ..framework.func_graph import FuncGraph
-    from ..framework.registry import get_op
     probe = FuncGraph("vectorized_map_probe")
     with probe.as_default():
         slices = [probe.create_op_from_def(get_op("Placeholder"), [],

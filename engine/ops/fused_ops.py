@@ -10,57 +10,78 @@ per op. Two kinds are registered here, in the one registry:
     buffer* (``xp.add(y, bias, out=y)``), so the two intermediate tensors of the
     unfused graph are never allocated. Attrs as in TF: ``transpose_a``,
     ``transpose_b``, ``fused_ops`` (``("BiasAdd",)`` or ``("BiasAdd", "Relu")``
-    ...), ``num_args`` (1: the bias), ``leakyrelu_alpha``.
+    ...), ``num_args`` (1: the bias), ``leakyrelu_alpha``. The kernel is composed
+    of the registry's rows: the product is the ``MatMul`` row's kernel, an
+    activation is its row's ufunc (Relu: ``maximum(y, 0, out=y)``) or its row's
+    kernel. Working in place is exact only for the registered kernels, so the
+    remapper never fuses a node whose op is overridden (``registry.override``).
 
 ``_FusedElementwise`` (engine-specific; XLA does this kind of fusion in TF)
     A chain (or tree) of elementwise ops evaluated by *one generated Python
-    function*: an :class:`ElementwiseProgram`. Each step calls the NumPy ufunc
-    of the original op, writing into a buffer the kernel itself allocated
-    earlier (``multiply(t0, i1, out=t0)``) when that buffer is dead afterwards
-    and the result is guaranteed to have the buffer's shape and dtype. Print
-    ``program.source`` to see the code.
+    function*: an :class:`ElementwiseProgram`. Each step does what the original
+    op's registry row says: when the row names the ufunc its kernel is
+    (``row.ufunc``), the step calls that ufunc, writing into a buffer the
+    kernel itself allocated earlier (``multiply(t0, i1, out=t0)``) when that
+    buffer is dead afterwards and the result is guaranteed to have the
+    buffer's shape and dtype; otherwise it calls the row's kernel
+    (``row.kernel(backend)``). An overridden op has no ufunc, so its
+    replacement kernel is what runs. Print ``program.source`` to see the code.
 
 Neither op is differentiable: the optimizer runs after gradients are built.
-Both compute exactly what the unfused nodes compute (same ufuncs, same order).
+Both compute exactly what the unfused nodes compute (same ufuncs and kernels, same order).
 """
 import itertools
 
+import numpy as np
+
+from ..framework.backend import CUPY, NUMPY
 from ..framework.errors import InvalidArgumentError, OpError
-from ..framework.registry import get_op, register_op
+from ..framework.registry import InferenceContext, get_op, register_op
 from ..framework.tensor_shape import TensorShape
 
-__all__ = ["ElementwiseProgram", "Step", "FUSIBLE_ELEMENTWISE", "ACTIVATIONS"]
+__all__ = ["ElementwiseProgram", "Step", "ACTIVATIONS", "ufunc_of"]
+
+
+def _backend(xp):
+    """The backend name of an array module: kernel factories get ``xp``, rows hand out kernels per backend."""
+    return NUMPY if xp is np else CUPY
 
 
 # ======================================================================================
 # _FusedMatMul
 # ======================================================================================
+# What the kernel can apply after the bias (its ``fused_ops`` attr), as TF's remapper fuses them on a CPU.
+# This is the fused op's contract, not a fact about the activations: the remapper reads it.
 ACTIVATIONS = ("Relu", "Relu6", "Elu", "LeakyRelu")
 
 
 def _fused_matmul_kernel(xp):
-    bias_add = get_op("BiasAdd").make_kernel(xp)
-    activation = {name: get_op(name).make_kernel(xp) for name in ACTIVATIONS}
+    backend = _backend(xp)
+    matmul, bias_add = get_op("MatMul"), get_op("BiasAdd")
 
     def k(a, b, bias, transpose_a=False, transpose_b=False, fused_ops=("BiasAdd",), num_args=1,
           leakyrelu_alpha=0.2, **_):
-        y = xp.matmul(a.T if transpose_a else a, b.T if transpose_b else b)   # a fresh buffer
+        # The rows' kernels are read on every call (a dict lookup): a kernel cached here could outlive an override.
+        y = matmul.kernel(backend)(a, b, transpose_a=transpose_a, transpose_b=transpose_b)   # a fresh buffer
         if bias.ndim != 1 or bias.shape[0] != y.shape[-1]:
-            return bias_add(y, bias)       # raises BiasAdd's error, with its message
-        xp.add(y, bias, out=y)
-        for op in fused_ops[1:]:
-            if op == "Relu":
-                xp.maximum(y, 0, out=y)
-            elif op == "LeakyRelu":
-                y = activation[op](y, alpha=leakyrelu_alpha)
+            return bias_add.kernel(backend)(y, bias)       # raises BiasAdd's error, with its message
+        xp.add(y, bias, out=y)                             # what BiasAdd (or the bias AddV2) computes, in place
+        for name in fused_ops[1:]:
+            ufunc = ufunc_of(name)
+            if ufunc is not None:                          # Relu: maximum(y, 0, out=y)
+                names, constants = ufunc
+                getattr(xp, names[0])(y, *constants, out=y)
+                for then in names[1:]:
+                    getattr(xp, then)(y, out=y)
+            elif name == "LeakyRelu":
+                y = get_op(name).kernel(backend)(y, alpha=leakyrelu_alpha)
             else:
-                y = activation[op](y)
+                y = get_op(name).kernel(backend)(y)
         return y
     return k
 
 
 def _fused_matmul_infer(ic):
-    from ..framework.registry import InferenceContext
     a, b = ic.inputs[0], ic.inputs[1]
     attrs = {"transpose_a": ic.attrs.get("transpose_a", False), "transpose_b": ic.attrs.get("transpose_b", False)}
     return get_op("MatMul").infer(InferenceContext("MatMul", [a, b], attrs, lambda t: None))
@@ -73,23 +94,17 @@ register_op("_FusedMatMul", kernel=_fused_matmul_kernel, infer=_fused_matmul_inf
 # ======================================================================================
 # _FusedElementwise
 # ======================================================================================
-# Ops whose kernel is exactly one NumPy ufunc (same dtype rules, same results): the fused
-# kernel calls the ufunc itself, with ``out=`` when a buffer can be reused.
-_UFUNC = {
-    "AddV2": "add", "Sub": "subtract", "Mul": "multiply", "RealDiv": "true_divide", "Maximum": "maximum",
-    "Minimum": "minimum", "Neg": "negative", "Abs": "absolute", "Sign": "sign", "Exp": "exp", "Log": "log",
-    "Log1p": "log1p", "Sqrt": "sqrt", "Square": "square", "Sin": "sin", "Cos": "cos", "Tanh": "tanh",
-    "Reciprocal": "reciprocal", "Floor": "floor", "Ceil": "ceil", "LogicalNot": "logical_not",
-    "LogicalAnd": "logical_and", "LogicalOr": "logical_or", "Equal": "equal", "NotEqual": "not_equal",
-    "Less": "less", "LessEqual": "less_equal", "Greater": "greater", "GreaterEqual": "greater_equal",
-    "BitwiseAnd": "bitwise_and", "BitwiseOr": "bitwise_or", "BitwiseXor": "bitwise_xor", "Invert": "invert",
-}
-# Ops computed by two ufuncs in a row (both may write the same buffer): exactly their kernels' formulas.
-_TWO_UFUNCS = {"Rsqrt": ("sqrt", "reciprocal"), "SquaredDifference": ("subtract", "square")}
-# Ops whose kernel is called as it is (it has its own formula or checks); its result is a new value.
-_KERNEL_CALL = frozenset(["Sigmoid", "Relu6", "Elu", "LeakyRelu", "Softplus", "Round", "Pow", "Cast", "IsNan",
-                          "IsInf", "IsFinite", "DivNoNan", "FloorDiv", "FloorMod", "Erf", "Erfc"])
-FUSIBLE_ELEMENTWISE = frozenset(_UFUNC) | frozenset(_TWO_UFUNCS) | _KERNEL_CALL | frozenset(["Relu"])
+def ufunc_of(op_type):
+    """``(ufunc names, constant operands)`` when the op's row says its kernel *is* those ufuncs, else ``None``.
+
+    ``AddV2`` gives ``(("add",), ())``, ``Rsqrt`` ``(("sqrt", "reciprocal"), ())`` (applied in
+    turn), ``Relu`` ``(("maximum",), (0,))``. An op whose kernel is overridden has no ufunc
+    (``registry.override`` clears it): a fused kernel then calls the row's kernel.
+    """
+    op = get_op(op_type)
+    if op.ufunc is None:
+        return None
+    return ((op.ufunc,) if isinstance(op.ufunc, str) else tuple(op.ufunc)), op.ufunc_args
 
 
 class Step:
@@ -131,6 +146,7 @@ class ElementwiseProgram:
         self.reuse = reuse
         self._id = next(self._count)
         self._compiled = {}
+        self._ufuncs = [ufunc_of(step.op_type) for step in self.steps]   # None: call the row's kernel
         self.source, self.buffers, self._lines = self._generate()
 
     @property
@@ -149,7 +165,9 @@ class ElementwiseProgram:
     def _generate(self):
         """Python source of the kernel, the number of allocated buffers, and {line: step}.
 
-        A step may write into the buffer of one of its arguments ``t_j`` when:
+        A step whose row names a ufunc runs it; any other step calls its row's
+        kernel, whose result is a new value (never written in place).
+        A ufunc step may write into the buffer of one of its arguments ``t_j`` when:
         ``t_j`` was made by a ufunc inside this kernel (so nobody else holds it;
         kernel calls may return an input or a view of one), it is read by no other
         step (the fusion pass guarantees each intermediate has one reader), it has
@@ -179,19 +197,20 @@ class ElementwiseProgram:
                            for b in range(len(args)))
             klass[("t", j)] = next((classes[a] for a in range(len(args)) if covers(a)), ("t", j))
             out = None
-            if self.reuse and step.op_type not in _KERNEL_CALL:
+            ufunc = self._ufuncs[j]
+            if self.reuse and ufunc is not None:
                 for a, ((kind, i), shape) in enumerate(zip(step.args, arg_shapes)):
                     if kind == "t" and owned.get(i) and self.steps[i].dtype == step.dtype and covers(a) and \
                             _fits(shape, TensorShape([])):
                         out = f"t{i}"
                         break
             comment = f"  # {step.name!r} ({step.op_type})"
-            if step.op_type in _KERNEL_CALL:
+            if ufunc is None:
                 code = f"t{j} = k{j}({', '.join(args)}{', **a' + str(j) if step.attrs else ''})"
                 owned[j] = False
                 comment += ": its own kernel"
             else:
-                code = self._ufunc_code(j, step, args, out, _fits(step.shape, TensorShape([])))
+                code = self._ufunc_code(j, ufunc, args, out, _fits(step.shape, TensorShape([])))
                 owned[j] = True
                 comment += ": in place, " + out if out else ": new buffer"
                 buffers += out is None
@@ -201,25 +220,30 @@ class ElementwiseProgram:
         return "\n".join(lines) + "\n", buffers, line_of_step
 
     @staticmethod
-    def _ufunc_code(j, step, args, out, has_buffer):
-        tail = f", out={out})" if out else ")"
-        if step.op_type == "Relu":
-            return f"t{j} = maximum({args[0]}, 0{tail}"
-        if step.op_type in _TWO_UFUNCS:
-            first, second = _TWO_UFUNCS[step.op_type]
-            if out:
-                return f"t{j} = {second}({first}({', '.join(args)}, out={out}), out={out})"
-            if has_buffer:   # the first ufunc makes a buffer, the second works in it
-                return f"t{j} = {first}({', '.join(args)}); {second}(t{j}, out=t{j})"
-            return f"t{j} = {second}({first}({', '.join(args)}))"
-        return f"t{j} = {_UFUNC[step.op_type]}({', '.join(args)}{tail}"
+    def _ufunc_code(j, ufunc, args, out, has_buffer):
+        """``t{j} = ...``: the ufuncs in turn; the first takes the arguments, then the row's constant operands."""
+        names, constants = ufunc
+        first = f"{names[0]}({', '.join(list(args) + [repr(c) for c in constants])}"
+        if out:                      # every ufunc writes the dead buffer ``out``
+            code = f"{first}, out={out})"
+            for name in names[1:]:
+                code = f"{name}({code}, out={out})"
+            return f"t{j} = {code}"
+        if len(names) > 1 and has_buffer:   # the first ufunc makes a buffer, the others work in it
+            return f"t{j} = {first}); " + "; ".join(f"{name}(t{j}, out=t{j})" for name in names[1:])
+        code = f"{first})"
+        for name in names[1:]:
+            code = f"{name}({code})"
+        return f"t{j} = {code}"
 
     def _compile(self, xp):
-        env = {name: getattr(xp, name) for name in set(_UFUNC.values()) | {"maximum", "sqrt", "reciprocal",
-                                                                             "subtract", "square"}}
+        backend = _backend(xp)
+        env = {}
         for j, step in enumerate(self.steps):
-            if step.op_type in _KERNEL_CALL:
-                env[f"k{j}"] = get_op(step.op_type).make_kernel(xp)
+            if self._ufuncs[j] is not None:
+                env.update((name, getattr(xp, name)) for name in self._ufuncs[j][0])
+            else:   # the row's kernel, as the unfused node runs it (quiet floating point, an override included)
+                env[f"k{j}"] = get_op(step.op_type).kernel(backend)
                 env[f"a{j}"] = dict(step.attrs)
         filename = f"<fused elementwise kernel {self._id}>"
         exec(compile(self.source, filename, "exec"), env)  # noqa: S102  (code we generated ourselves)

@@ -30,11 +30,12 @@ import numpy as np
 
 from ..framework import dtypes
 from ..framework.errors import InvalidArgumentError, NotFoundError
+from ..framework.graph import constant_value
 from ..framework.registry import register_op
 from ..framework.tensor_shape import TensorShape
 from . import _shapes
 from . import array_ops, linalg_ops, math_ops, reduction_ops
-from ._dispatch import FLOAT, check_dtype, execute, int_tensor, to_tensor
+from ._dispatch import FLOAT, check_dtype, check_same_dtype, execute, int_tensor, to_tensor
 
 __all__ = []   # tf.linalg names are exported by engine/linalg.py; tf.eye already lives in array_ops
 
@@ -268,7 +269,6 @@ def solve(matrix, rhs, adjoint=False, name=None):
 
 
 def _dispatch_same(op_name, a, b):
-    from ._dispatch import check_same_dtype
     check_same_dtype(op_name, a, b)
 
 
@@ -484,7 +484,6 @@ def _matrix_diag_grad(op, g):
 
 
 def _static_ints(t):
-    from ..framework.graph import constant_value
     v = constant_value(t)
     if v is None:
         raise NotImplementedError("the diagonal index k must be known when the gradient is built")

@@ -36,6 +36,7 @@ from ..framework.tensor_shape import TensorShape
 from . import _shapes
 from . import _dispatch, array_ops, math_ops, reduction_ops  # noqa: E402  (used at call time)
 from ._dispatch import FLOAT, binary_inputs, check_dtype, check_same_dtype, execute, to_tensor
+from ..framework.graph import constant_value
 
 # Top-level TF names; ``engine/linalg.py`` exports the ``tf.linalg`` ones.
 __all__ = ["matmul", "tensordot", "einsum"]
@@ -186,9 +187,9 @@ def _batch_matmul_grad(op, grad):
 
 
 _MATMUL = register_op("MatMul", kernel=_matmul_kernel, infer=_matmul_infer, grad=_matmul_grad,
-                      saves_outputs=False, doc="Product of two matrices, optionally transposed.")
+                      saves_outputs=False, linear="multilinear", doc="Product of two matrices, optionally transposed.")
 _BATCH_MATMUL = register_op("BatchMatMulV2", kernel=_batch_matmul_kernel, infer=_batch_matmul_infer,
-                            grad=_batch_matmul_grad, saves_outputs=False,
+                            grad=_batch_matmul_grad, saves_outputs=False, linear="multilinear",
                             doc="Batched matrix product; the batch dimensions broadcast.")
 
 
@@ -332,7 +333,7 @@ def _diag_part_grad(op, grad):
 
 
 _DIAG_PART = register_op("MatrixDiagPart", kernel=_diag_part_kernel, infer=_diag_part_infer, grad=_diag_part_grad,
-                         saves_inputs=False, saves_outputs=False,
+                         saves_inputs=False, saves_outputs=False, linear="linear",
                          doc="The main diagonal of each matrix (the last two dimensions).")
 
 
@@ -390,7 +391,6 @@ def _tensordot_axes(a, b, axes):
 
 
 def _static_value(t):
-    from ..framework.graph import constant_value
     return constant_value(t)
 
 
@@ -558,7 +558,7 @@ def _einsum_grad(op, grad):
 
 
 _EINSUM = register_op("Einsum", kernel=_einsum_kernel, infer=_einsum_infer, grad=_einsum_grad,
-                      saves_inputs=True, saves_outputs=False,
+                      saves_inputs=True, saves_outputs=False, linear="multilinear",
                       doc="Einstein summation over explicit single-letter subscripts ('ij,jk->ik').")
 
 

@@ -49,7 +49,7 @@ from ..framework.context import ctx
 from ..framework.errors import InvalidArgumentError, NotFoundError
 from ..framework.floating_point import quiet, quietly
 from ..framework.registry import register_op
-from ..framework.tensor import EagerTensor, Tensor
+from ..framework.tensor import EagerTensor, Tensor, convert_to_tensor
 from ..framework.tensor_shape import TensorShape
 from . import _shapes
 from ._dispatch import FLOAT, INTEGER, NUMERIC, binary_inputs, binary_op, check_dtype, execute, to_tensor, unary_op
@@ -482,7 +482,6 @@ def divide_no_nan(x, y, name=None):
 def scalar_mul(scalar, x, name=None):
     """Multiply ``x`` by a 0-D ``scalar`` (converted to ``x``'s dtype)."""
     x = to_tensor(x)
-    from ..framework.tensor import convert_to_tensor
     scalar = convert_to_tensor(scalar, dtype=x.dtype)
     if scalar.shape.rank != 0:
         raise ValueError(f"The input scalar must be a 0-D value. Received shape {scalar.shape}.")
@@ -915,7 +914,7 @@ def _cast_grad(op, grad):
 
 
 _CAST = register_op("Cast", kernel=_cast_kernel, infer=lambda ic: [(ic.attrs["DstT"], ic.shape(0))],
-                    grad=_cast_grad, saves_inputs=False, saves_outputs=False,
+                    grad=_cast_grad, saves_inputs=False, saves_outputs=False, elementwise=True,
                     doc="Change dtype. Float to int truncates toward zero.")
 
 
@@ -958,7 +957,8 @@ def _add_n_grad(op, grad):
 
 
 _ADD_N = register_op("AddN", kernel=_add_n_kernel, infer=_add_n_infer, grad=_add_n_grad, saves_inputs=False,
-                     saves_outputs=False, doc="Sum of a list of same-shaped tensors (no broadcasting).")
+                     saves_outputs=False, linear="linear",
+                     doc="Sum of a list of same-shaped tensors (no broadcasting).")
 
 
 def add_n(inputs, name=None):
@@ -1000,4 +1000,3 @@ def clip_by_value(t, clip_value_min, clip_value_max, name=None):
 
 # Imported last: these modules import this one (used only inside functions, at call time).
 from . import _dispatch, array_ops, reduction_ops  # noqa: E402,F401
-from ..variables import Variable  # noqa: E402

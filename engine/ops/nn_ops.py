@@ -71,9 +71,10 @@ def _fmt(shape):
     return _shapes.fmt(TensorShape(list(shape)))
 
 
-def _unary_op(name, kernel, grad, allowed, saves_inputs, saves_outputs, doc):
+def _unary_op(name, kernel, grad, allowed, saves_inputs, saves_outputs, doc, **traits):
+    """An elementwise activation: its row (kernel, shape, gradient, traits) and its public function."""
     op = register_op(name, kernel=kernel, infer=_shapes.same_as_input, grad=grad, saves_inputs=saves_inputs,
-                     saves_outputs=saves_outputs, doc=doc)
+                     saves_outputs=saves_outputs, doc=doc, elementwise=True, **traits)
 
     def run(x, name=None, **attrs):
         x = to_tensor(x)
@@ -110,8 +111,10 @@ def relu_grad(gradients, features):
 
 
 # TF's Relu gradient reads the *output* (y > 0 exactly where x > 0), so the tape keeps y, not x.
+# Its kernel is one ufunc with a constant operand, ``maximum(x, 0)``: a fused kernel can run it in place.
 _RELU, _relu = _unary_op("Relu", lambda xp: (lambda x: xp.maximum(x, 0)),
-                         lambda op, g: relu_grad(g, op.outputs[0]), _REAL, False, True, "max(x, 0)")
+                         lambda op, g: relu_grad(g, op.outputs[0]), _REAL, False, True, "max(x, 0)",
+                         ufunc="maximum", ufunc_args=(0,))
 
 
 def relu(features, name=None):
@@ -276,7 +279,8 @@ def _erfc(x):
         op = get_op("Erfc")
     except KeyError:
         op = register_op("Erfc", kernel=_erfc_kernel, infer=_shapes.same_as_input, grad=_erfc_grad,
-                         saves_inputs=True, saves_outputs=False, doc="The complementary error function 1 - erf.")
+                         saves_inputs=True, saves_outputs=False, elementwise=True,
+                         doc="The complementary error function 1 - erf.")
     return execute(op, (x,))
 
 
@@ -825,7 +829,8 @@ def _bias_add_grad_grad(op, grad):
 
 
 _BIAS_ADD = register_op("BiasAdd", kernel=_bias_add_kernel, infer=_bias_add_infer, grad=_bias_add_grad,
-                        saves_inputs=False, saves_outputs=False, doc="value + bias along the channel axis.")
+                        saves_inputs=False, saves_outputs=False, linear="linear",
+                        doc="value + bias along the channel axis.")
 _BIAS_ADD_GRAD = register_op("BiasAddGrad", kernel=_bias_add_grad_kernel, infer=_bias_add_grad_infer,
                              grad=_bias_add_grad_grad, saves_inputs=False, saves_outputs=False,
                              doc="Sum of out_backprop over every axis but the channel axis.")
@@ -1141,7 +1146,8 @@ def _backprop_filter_grad(op, grad):
 
 
 _CONV2D = register_op("Conv2D", kernel=_conv2d_kernel, infer=_conv2d_infer, grad=_conv2d_grad,
-                      saves_inputs=True, saves_outputs=False, doc="2-D convolution, NHWC input, HWIO filter.")
+                      saves_inputs=True, saves_outputs=False, linear="multilinear",
+                      doc="2-D convolution, NHWC input, HWIO filter.")
 _CONV2D_BACKPROP_INPUT = register_op(
     "Conv2DBackpropInput", kernel=_backprop_input_kernel, infer=_backprop_input_infer, grad=_backprop_input_grad,
     saves_inputs=(1, 2), saves_outputs=False, doc="Gradient of Conv2D with respect to its input.")
@@ -1447,7 +1453,6 @@ def _clip_rows(embeddings, ids_rank, max_norm):
     axes = list(range(ids_rank, r))
     if not axes:
         return embeddings
-    from .clip_ops import clip_by_norm
     return clip_by_norm(embeddings, max_norm, axes=axes)
 
 
@@ -1462,7 +1467,6 @@ def embedding_lookup(params, ids, max_norm=None, name=None):
     is a ``tf.IndexedSlices`` (it comes from ``gather``'s), as in TF; inside graphs
     and tf.function it is dense.
     """
-    from . import segment_ops
     if isinstance(params, (list, tuple)):
         params = [to_tensor(p) for p in params]
     else:
@@ -1515,3 +1519,7 @@ def batch_normalization(x, mean, variance, offset, scale, variance_epsilon, name
     shift = math_ops.subtract(offset, math_ops.multiply(mean, inv)) if offset is not None else \
         math_ops.negative(math_ops.multiply(mean, inv))
     return math_ops.add(math_ops.multiply(x, math_ops.cast(inv, x.dtype)), math_ops.cast(shift, x.dtype))
+
+
+from . import segment_ops  # noqa: E402  (segment_ops builds on this module: imported last)
+from .clip_ops import clip_by_norm  # noqa: E402

@@ -10,10 +10,10 @@ benchmark measures. In a graph, operator nodes get TF's lower-case names
 import numpy as np
 
 from ..framework.graph import SymbolicTensor
-from ..framework.tensor import EagerTensor, Tensor, set_auto_packing
-from ..variables import Variable
-from . import array_ops, linalg_ops, math_ops
-from ._dispatch import binary_op
+from ..framework.tensor import EagerTensor, Tensor, constant, set_auto_packing
+from . import array_ops, linalg_ops, math_ops, slicing
+from ._dispatch import binary_inputs, binary_op
+from ..framework.errors import InvalidArgumentError
 
 _NP_BOOL = np.dtype(bool)
 
@@ -104,7 +104,6 @@ def _bool_or_bitwise(logical, bitwise):
 
 
 def _as_pair(x, y):
-    from ._dispatch import binary_inputs
     return binary_inputs("Logical", x, y)
 
 
@@ -121,9 +120,7 @@ def _eq(x, y):
     try:
         return math_ops.equal(x, y)
     except Exception as error:
-        from ..framework.errors import InvalidArgumentError
         if isinstance(error, (InvalidArgumentError, ValueError)) and "shapes" in str(error).lower():
-            from ..framework.tensor import constant
             return constant(False)
         raise
 
@@ -134,9 +131,7 @@ def _ne(x, y):
     try:
         return math_ops.not_equal(x, y)
     except Exception as error:
-        from ..framework.errors import InvalidArgumentError
         if isinstance(error, (InvalidArgumentError, ValueError)) and "shapes" in str(error).lower():
-            from ..framework.tensor import constant
             return constant(True)
         raise
 
@@ -157,12 +152,11 @@ def _matmul(x, y):
 
 
 def _getitem(x, key):
-    from . import slicing
     return slicing.getitem(x, key)
 
 
 def install(cls):
-    """Attach every operator to ``cls`` (Tensor, and Variable which reads its value)."""
+    """Attach every operator to ``cls`` (``Tensor``; ``variables.py`` gives ``Variable`` the same, on its value)."""
     for name, (forward, reflected) in _BINARY.items():
         setattr(cls, f"__{name}__", forward)
         if reflected is not None:
@@ -188,14 +182,14 @@ def install(cls):
     cls.OVERLOADABLE_OPERATORS = frozenset(n for n in dir(cls) if n.startswith("__") and n.endswith("__"))
 
 
-def _unhashable(kind):
+def unhashable(kind):
     def __hash__(self):
         raise TypeError(f"{kind} is unhashable. Instead, use {kind.lower()}.ref() as the key.")
     return __hash__
 
 
 install(Tensor)
-Tensor.__hash__ = _unhashable("Tensor")  # defining __eq__ would otherwise reset it
+Tensor.__hash__ = unhashable("Tensor")  # defining __eq__ would otherwise reset it
 
 
 def _symbolic_eq(x, y):
@@ -211,24 +205,7 @@ SymbolicTensor.__eq__ = _symbolic_eq
 SymbolicTensor.__ne__ = _symbolic_ne
 
 
-def _variable_operator(name):
-    tensor_method = getattr(Tensor, name)
 
-    def method(self, *args):
-        return tensor_method(self._read(), *args)
-    method.__name__ = name
-    return method
-
-
-for _name in ["__add__", "__radd__", "__sub__", "__rsub__", "__mul__", "__rmul__", "__truediv__", "__rtruediv__",
-              "__floordiv__", "__rfloordiv__", "__mod__", "__rmod__", "__pow__", "__rpow__", "__matmul__",
-              "__rmatmul__", "__lt__", "__le__", "__gt__", "__ge__", "__and__", "__rand__", "__or__", "__ror__",
-              "__xor__", "__rxor__", "__invert__", "__neg__", "__abs__", "__eq__", "__ne__"]:
-    setattr(Variable, _name, _variable_operator(_name))
-# (``Variable.__getitem__`` is variables.py's own: the slice of the value, with an ``assign`` method.)
-Variable.__pos__ = lambda self: self._read()
-
-Variable.__hash__ = _unhashable("Variable")
 
 
 # A list holding tensors converts to one tensor by stacking it (TF's auto-packing): ``tf.constant``'s

@@ -277,20 +277,20 @@ def _shape_infer(dtype_of):
 
 
 _RANDOM_UNIFORM = register_op("RandomUniform", kernel=_float_kernel("RandomUniform", _uniform_host),
-                              infer=_shape_infer(lambda ic: ic.attrs["dtype"]), stateful=True, needs_runtime=True,
+                              infer=_shape_infer(lambda ic: ic.attrs["dtype"]), random=True, needs_runtime=True,
                               doc="Uniform floats in [0, 1).")
 _RANDOM_STANDARD_NORMAL = register_op("RandomStandardNormal",
                                       kernel=_float_kernel("RandomStandardNormal", _normal_host),
-                                      infer=_shape_infer(lambda ic: ic.attrs["dtype"]), stateful=True,
+                                      infer=_shape_infer(lambda ic: ic.attrs["dtype"]), random=True,
                                       needs_runtime=True, doc="Standard normal floats.")
 _TRUNCATED_NORMAL = register_op("TruncatedNormal", kernel=_float_kernel("TruncatedNormal", _truncated_host),
-                                infer=_shape_infer(lambda ic: ic.attrs["dtype"]), stateful=True, needs_runtime=True,
+                                infer=_shape_infer(lambda ic: ic.attrs["dtype"]), random=True, needs_runtime=True,
                                 doc="Standard normal floats redrawn until within 2 standard deviations.")
 _RANDOM_UNIFORM_INT = register_op("RandomUniformInt", kernel=_uniform_int_kernel,
-                                  infer=_shape_infer(lambda ic: ic.dtype(1)), stateful=True, needs_runtime=True,
+                                  infer=_shape_infer(lambda ic: ic.dtype(1)), random=True, needs_runtime=True,
                                   doc="Uniform integers in [minval, maxval).")
 _RANDOM_SHUFFLE = register_op("RandomShuffle", kernel=_shuffle_kernel, infer=_shapes.same_as_input,
-                              stateful=True, needs_runtime=True, doc="Permute along the first dimension.")
+                              random=True, needs_runtime=True, doc="Permute along the first dimension.")
 
 
 # --------------------------------------------------------------------------------------
@@ -425,7 +425,7 @@ def _multinomial_infer(ic):
     return [(ic.attrs.get("output_dtype", dtypes.int64), TensorShape([batch, None if n is None else int(n)]))]
 
 
-_MULTINOMIAL = register_op("Multinomial", kernel=_multinomial_kernel, infer=_multinomial_infer, stateful=True,
+_MULTINOMIAL = register_op("Multinomial", kernel=_multinomial_kernel, infer=_multinomial_infer, random=True,
                            needs_runtime=True, doc="num_samples class indices per row of logits (categorical).")
 
 

@@ -31,6 +31,7 @@ from . import _shapes
 from . import array_ops, math_ops  # noqa: E402  (used at call time)
 from ._dispatch import FLOAT, NUMERIC, check_dtype, execute, int_tensor, to_tensor
 from .math_ops import _quiet_factory, quiet
+from ..framework.graph import constant_value
 
 __all__ = ["reduce_sum", "reduce_mean", "reduce_max", "reduce_min", "reduce_prod", "reduce_any", "reduce_all",
            "reduce_logsumexp", "argmax", "argmin", "cumsum"]
@@ -189,7 +190,6 @@ def reduced_shape(input_shape_tensor_or_list, axes):
 # --------------------------------------------------------------------------------------
 def _static(t):
     """The NumPy value of ``t`` when known without running anything (eager values, graph constants)."""
-    from ..framework.graph import constant_value
     return constant_value(t)
 
 
@@ -252,7 +252,6 @@ def _mean_grad(op, grad):
             return _keepdims_grad(op, math_ops.realdiv(grad, scalar_like(count, grad))), None
     if x.shape.is_fully_defined() and y.shape.is_fully_defined():
         count = max(x.shape.num_elements(), 1) // max(y.shape.num_elements(), 1)
-        from ..framework.tensor import convert_to_tensor
         return _keepdims_grad(op, math_ops.realdiv(grad, convert_to_tensor(count, dtype=grad.dtype))), None
     spread = _keepdims_grad(op, grad)
     count = math_ops.floordiv(array_ops.size(x), math_ops.maximum(array_ops.size(y), 1))
@@ -378,9 +377,9 @@ def _maxmin(op_name, fn_name):
     return make
 
 
-def _reduction(op_name, make_kernel, grad, allowed, saves_inputs=True, saves_outputs=False, doc=""):
+def _reduction(op_name, make_kernel, grad, allowed, saves_inputs=True, saves_outputs=False, doc="", **traits):
     op = register_op(op_name, kernel=make_kernel, infer=_reduce_infer, grad=grad,
-                     saves_inputs=saves_inputs, saves_outputs=saves_outputs, doc=doc)
+                     saves_inputs=saves_inputs, saves_outputs=saves_outputs, doc=doc, **traits)
 
     def public(input_tensor, axis=None, keepdims=False, name=None):
         x = to_tensor(input_tensor)
@@ -408,10 +407,10 @@ def _all_axes(x):
 
 
 _SUM, reduce_sum = _reduction(
-    "Sum", _simple("Sum", "add", "sum"), _sum_grad, NUMERIC, saves_inputs=(1,),
+    "Sum", _simple("Sum", "add", "sum"), _sum_grad, NUMERIC, saves_inputs=(1,), linear="linear",
     doc="Sum over ``axis`` (all axes if None). Integer sums keep their dtype (and wrap), as in TF.")
 _MEAN, reduce_mean = _reduction(
-    "Mean", _quiet_factory(_mean_kernel), _mean_grad, NUMERIC, saves_inputs=(1,),
+    "Mean", _quiet_factory(_mean_kernel), _mean_grad, NUMERIC, saves_inputs=(1,), linear="linear",
     doc="Mean over ``axis``. Integer means truncate toward zero (``mean([-7, 0]) == -3``), as in TF.")
 _MAX, reduce_max = _reduction(
     "Max", _maxmin("Max", "amax"), _min_max_grad, NUMERIC, saves_outputs=True,
@@ -620,7 +619,7 @@ def _cumprod_grad(op, grad):
 
 
 _CUMSUM = register_op("Cumsum", kernel=lambda xp: _scan_kernel(xp, "Cumsum", True), infer=_scan_infer,
-                      grad=_cumsum_grad, saves_inputs=(1,), saves_outputs=False,
+                      grad=_cumsum_grad, saves_inputs=(1,), saves_outputs=False, linear="linear",
                       doc="Running sum along an axis; attrs ``exclusive`` and ``reverse``.")
 _CUMPROD = register_op("Cumprod", kernel=lambda xp: _scan_kernel(xp, "Cumprod", False), infer=_scan_infer,
                        grad=_cumprod_grad, saves_inputs=True, saves_outputs=True,

@@ -8,6 +8,7 @@ table for variables created in graph mode. ``ReadVariableOp`` reads
 """
 import numpy as np
 
+from ..eager.execute import execute
 from ..framework import dtypes
 from ..framework.errors import FailedPreconditionError, InvalidArgumentError
 from ..framework.registry import register_op
@@ -59,6 +60,7 @@ register_op("Placeholder", kernel=_placeholder_kernel,
             doc="An input that must be fed at run time.")
 register_op("PlaceholderWithDefault", kernel=lambda xp: (lambda default, dtype=None, shape=None: default),
             infer=lambda ic: [(ic.dtype(0), ic.attrs.get("shape") or ic.shape(0))], grad=lambda op, g: g,
+            linear="identity",
             doc="An input that may be fed; otherwise it takes the value of its input.")
 _NO_OP = register_op("NoOp", kernel=lambda xp: (lambda *args: ()), infer=lambda ic: [], num_outputs=0,
                      doc="Does nothing; used to group control dependencies (tf.group).")
@@ -67,7 +69,6 @@ _NO_OP = register_op("NoOp", kernel=lambda xp: (lambda *args: ()), infer=lambda 
 def no_op(name=None):
     """``tf.no_op()``: does nothing. Eagerly it returns None; in a graph, the ``NoOp`` Operation (a target for
     control dependencies)."""
-    from ._dispatch import execute
     result = execute(_NO_OP, (), {}, name=name)
     return None if isinstance(result, (list, tuple)) else result
 
@@ -83,6 +84,7 @@ def _var_handle_kernel(xp):
 
 register_op("VarHandleOp", kernel=_var_handle_kernel,
             infer=lambda ic: [(dtypes.resource, TensorShape([]))], stateful=True, needs_runtime=True,
+            persistent=True,
             doc="Produces the handle of a variable.")
 
 
@@ -103,7 +105,8 @@ def _read_infer(ic):
 
 
 register_op("ReadVariableOp", kernel=_read_kernel, infer=_read_infer, grad=lambda op, g: g,
-            saves_inputs=False, saves_outputs=False, stateful=True, resource_input=True,
+            saves_inputs=False, saves_outputs=False, stateful=True, resource_input=True, persistent=True,
+            linear="identity",
             doc="Reads a variable's current value.")
 
 
@@ -144,7 +147,6 @@ for _name, _combine in [("AssignVariableOp", None), ("AssignAddVariableOp", np.a
 # --- sliced assignment: ``v[1:3].assign(...)`` ----------------------------------------------------
 def _strided_slice_assign_kernel(xp):
     def k(handle, begin, end, strides, value, dtype=None, **attrs):
-        from .slicing import _kernel_index
         current = _read_kernel(xp)(handle)
         current = xp.asarray(current)
         index = _kernel_index(current.shape, begin, end, strides, attrs)
@@ -167,3 +169,6 @@ _STRIDED_SLICE_ASSIGN = register_op(
     "ResourceStridedSliceAssign", kernel=_strided_slice_assign_kernel, infer=lambda ic: [], num_outputs=0,
     stateful=True, resource_input=True,
     doc="``v[begin:end:strides] = value`` on a variable (the op behind ``v[1:3].assign(...)``).")
+
+
+from .slicing import _kernel_index  # noqa: E402  (slicing builds on this module: imported last)

@@ -37,6 +37,7 @@ import itertools
 
 import numpy as np
 
+from ..eager.tape import GradientTape
 from ..framework import dtypes
 from ..framework.context import ctx
 from ..framework.device import default_device
@@ -46,6 +47,7 @@ from ..framework.registry import register_op
 from ..framework.tensor import EagerTensor, convert_to_tensor
 from ..framework.tensor_shape import TensorShape
 from ..util import nest
+from . import array_ops
 from ._dispatch import execute
 
 __all__ = ["py_function", "numpy_function", "eager_py_func"]
@@ -130,7 +132,6 @@ class _EagerFunc:
 
     def run_recorded(self, args):
         """``call`` under a private tape, kept for the gradient op."""
-        from ..eager.tape import GradientTape
         with GradientTape() as tape:
             for a in args:
                 if a.dtype.is_floating:
@@ -150,7 +151,6 @@ class _EagerFunc:
         grads = tape.gradient([o for o, _ in float_outputs], list(inputs),
                               output_gradients=[g for _, g in float_outputs]) if float_outputs else \
             [None] * len(inputs)
-        from . import array_ops
         return [array_ops.zeros_like(x) if g is None else g for x, g in zip(inputs, grads)]
 
     def __repr__(self):

@@ -34,7 +34,7 @@ from ..framework.registry import register_op
 from ..framework.tensor import Tensor, convert_to_tensor
 from ..framework.tensor_shape import TensorShape
 from . import _shapes, array_ops, math_ops, reduction_ops
-from ._dispatch import NUMERIC, check_dtype, execute, int_tensor, to_tensor
+from ._dispatch import NUMERIC, check_dtype, check_same_dtype, execute, int_tensor, to_tensor
 
 __all__ = ["dynamic_partition", "dynamic_stitch"]
 
@@ -655,6 +655,5 @@ def dynamic_stitch(indices, data, name=None):
                 raise TypeError(message)
             raise _iae(message + " [Op:DynamicStitch]")
     values = array_ops._convert_n(list(data))
-    from ._dispatch import check_same_dtype
     check_same_dtype("DynamicStitch", *values)
     return execute(_DYNAMIC_STITCH, tuple(idx) + tuple(values), {"N": len(idx)}, name=name)

@@ -245,7 +245,7 @@ def _strided_slice_grad(op, grad):
 
 _STRIDED_SLICE = register_op("StridedSlice", kernel=_strided_slice_kernel, infer=_strided_slice_infer,
                              grad=_strided_slice_grad, saves_inputs=(1, 2, 3), saves_outputs=False,
-                             doc="NumPy-style basic indexing: ranges with steps, integers, ..., new axes.")
+                             linear="linear", doc="NumPy-style basic indexing: ranges with steps, integers, ..., new axes.")
 
 
 def _strided_slice_grad_kernel(xp):
@@ -346,7 +346,7 @@ def _slice_grad(op, grad):
 
 
 _SLICE = register_op("Slice", kernel=_slice_kernel, infer=_slice_infer, grad=_slice_grad, saves_inputs=(1,),
-                     saves_outputs=False, doc="A contiguous block: ``begin`` and ``size`` per dimension.")
+                     saves_outputs=False, linear="linear", doc="A contiguous block: ``begin`` and ``size`` per dimension.")
 
 
 # --------------------------------------------------------------------------------------

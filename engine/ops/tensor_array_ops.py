@@ -56,11 +56,12 @@ import numpy as np
 from ..framework import dtypes
 from ..framework.context import ctx
 from ..framework.errors import InvalidArgumentError, OutOfRangeError
-from ..framework.registry import register_op
+from ..framework.registry import get_op, register_op
 from ..framework.tensor import EagerTensor, Tensor, convert_to_tensor
 from ..framework.tensor_shape import TensorShape, as_shape
 from . import array_ops, math_ops
 from ._dispatch import execute
+from ..framework.graph import constant_value
 
 __all__ = ["TensorArray"]
 
@@ -604,7 +605,6 @@ def _static_int(value):
         return None
     if isinstance(value, (int, np.integer)):
         return int(value)
-    from ..framework.graph import constant_value
     v = constant_value(value) if isinstance(value, Tensor) else np.asarray(value)
     return None if v is None else int(v)
 
@@ -922,7 +922,6 @@ class _GraphTensorArray(TensorArray):
 
     def split(self, value, lengths, name=None):
         value = self._checked_value(value)
-        from ..framework.graph import constant_value
         lengths_t = lengths if isinstance(lengths, Tensor) else convert_to_tensor(lengths)
         known = constant_value(lengths_t)
         if value.shape.rank is not None and known is not None and np.ndim(known) == 1 and len(known) and \
@@ -937,5 +936,4 @@ class _GraphTensorArray(TensorArray):
         return _length(self._flow)
 
     def close(self, name=None):
-        from ..framework.registry import get_op
         return execute(get_op("NoOp"), (), {}, name=name or "TensorArrayClose")

@@ -28,7 +28,14 @@ TensorFlow's optimizer makes the same trade: in TF 2.21,
 ``tf.function(lambda x: x + tf.zeros([3]))`` returns ``-0.0`` for ``-0.0``.
 
 A node with control inputs is left alone: forwarding its readers to ``x``
-would let them run before the node's control inputs.
+would let them run before the node's control inputs. So is a node whose kernel
+``registry.override`` swapped: the algebra holds for the registered kernel, and
+the new kernel must run.
+
+The rules themselves are this pass's knowledge (as Grappler's arithmetic
+stages are code, not op attributes); what they need to know about an op beyond
+that comes from its registry row: a neutral element works on both sides of a
+``commutative`` op (``1 * x``), on the right only otherwise (``x - 0``).
 """
 import numpy as np
 
@@ -44,7 +51,7 @@ def run(program, report):
     for node in program.nodes:
         rw.visit(node)
         rw.emit(node)
-        if node.control_inputs or len(node.outputs) != 1:
+        if node.control_inputs or len(node.outputs) != 1 or node.op_def is None or node.op_def.overridden:
             continue
         rule = _RULES.get(node.type)
         found = rule(node) if rule is not None else None
@@ -77,17 +84,19 @@ def _neutral(const, x):
     return all(d == 1 for d in np.shape(const_value(const)))
 
 
-def _identity_operand(node, neutral_element, sides):
-    """``x`` if the other operand is all ``neutral_element`` and broadcast-neutral, on the allowed ``sides``."""
-    a, b = node.inputs
-    if 1 in sides and is_all(b, neutral_element) and _neutral(b, a):
-        return a, f"x {_SYMBOL[node.type]} {neutral_element}"
-    if 0 in sides and is_all(a, neutral_element) and _neutral(a, b):
-        return b, f"{neutral_element} {_SYMBOL[node.type]} x"
-    return None
+def _identity_operand(neutral_element, symbol):
+    """The rule ``x op neutral_element -> x`` (and ``neutral_element op x -> x`` if op is commutative).
 
-
-_SYMBOL = {"Mul": "*", "AddV2": "+", "Sub": "-", "RealDiv": "/"}
+    It finds ``x`` when the other operand is all ``neutral_element`` and broadcast-neutral.
+    """
+    def rule(node):
+        a, b = node.inputs
+        if is_all(b, neutral_element) and _neutral(b, a):
+            return a, f"x {symbol} {neutral_element}"
+        if node.op_def.commutative and is_all(a, neutral_element) and _neutral(a, b):
+            return b, f"{neutral_element} {symbol} x"
+        return None
+    return rule
 
 
 def _involution(node):
@@ -139,10 +148,10 @@ def _cast(node):
 
 
 _RULES = {
-    "Mul": lambda n: _identity_operand(n, 1, (0, 1)),
-    "AddV2": lambda n: _identity_operand(n, 0, (0, 1)),
-    "Sub": lambda n: _identity_operand(n, 0, (1,)),
-    "RealDiv": lambda n: _identity_operand(n, 1, (1,)),
+    "Mul": _identity_operand(1, "*"),
+    "AddV2": _identity_operand(0, "+"),
+    "Sub": _identity_operand(0, "-"),
+    "RealDiv": _identity_operand(1, "/"),
     "Neg": _involution,
     "LogicalNot": _involution,
     "Transpose": _transpose,

@@ -6,9 +6,15 @@ holding the result. Walking the nodes in execution order folds whole
 subtrees in one pass (``(2 * 3) + 1`` becomes ``7``), because a folded node's
 readers see a ``Const`` when their turn comes.
 
-Also folded ("shape materialization" in Grappler): ``Shape``, ``Size`` and
-``Rank`` of a tensor whose static shape is known, even when its *value* is not.
-Gradient graphs are full of these.
+Also folded ("shape materialization" in Grappler): ops whose registry row has
+the ``shape_only`` trait (``Shape``, ``Size``: ``"shape"``; ``Rank``:
+``"rank"``) on a tensor whose static shape (or rank) is known, even when its
+*value* is not. Gradient graphs are full of these. The op's own kernel computes
+the value, run on a stand-in array of that shape which holds no data (a
+broadcast view of one zero).
+
+Every value is computed by the op's registry row (``node.op_def.kernel``), so a
+kernel swapped by ``registry.override`` is the one that folds.
 
 What is never folded:
 
@@ -36,8 +42,6 @@ __all__ = ["MAX_CONSTANT_BYTES", "run"]
 NAME = "constant_folding"
 MAX_CONSTANT_BYTES = 10 * 1024 * 1024
 
-_SHAPE_OPS = frozenset(["Shape", "Size", "Rank"])
-
 
 def run(program, report):
     from ...framework.registry import get_op
@@ -58,8 +62,7 @@ def run(program, report):
             rw.replace(out, const.outputs[0])
             consts.append(const)
         rw.replace_node(node, consts[0])
-        what = "shape of a known shape" if node.type in _SHAPE_OPS and node.inputs and \
-            const_value(node.inputs[0]) is None else "constant inputs"
+        what = "shape of a known shape" if _materializes(node) else "constant inputs"
         report.add(NAME, f"folded {node.name!r} ({node.type}, {what}) into a Const "
                          f"of shape {list(np.shape(values[0]))}")
     rw.finish()
@@ -90,9 +93,9 @@ def _fold(node):
         n = static_nbytes(out)
         if n is not None and n > MAX_CONSTANT_BYTES:
             return None
-    if node.type in _SHAPE_OPS and node.inputs and const_value(node.inputs[0]) is None:
-        return _materialize_shape(node)
     inputs = [const_value(v) for v in node.inputs]
+    if _materializes(node):
+        inputs[0] = _stand_in(node.inputs[0], node.op_def.shape_only)
     if any(v is None for v in inputs):
         return None
     try:
@@ -113,16 +116,21 @@ def _fold(node):
     return frozen
 
 
-def _materialize_shape(node):
-    shape = node.inputs[0].shape
-    dtype = node.outputs[0].dtype._np
-    if node.type == "Rank":
-        return None if shape.rank is None else [dtype.type(shape.rank)]
-    if not shape.is_fully_defined():
+def _materializes(node):
+    """A ``shape_only`` op whose input is not a constant: folded from the input's static shape, if known."""
+    return bool(node.op_def.shape_only and node.inputs and const_value(node.inputs[0]) is None)
+
+
+def _stand_in(value, needs):
+    """An array with ``value``'s static shape and dtype and no data, or ``None`` if that shape is not known.
+
+    ``needs="rank"``: only the rank must be known (the dimensions of the stand-in are then 1).
+    """
+    shape = value.shape
+    if shape.rank is None or (needs != "rank" and not shape.is_fully_defined()):
         return None
-    if node.type == "Shape":
-        return [_freeze(np.array(shape.as_list(), dtype=dtype))]
-    return [dtype.type(shape.num_elements())]
+    dims = [1] * shape.rank if needs == "rank" else shape.as_list()
+    return np.broadcast_to(np.zeros((), dtype=value.dtype._np), dims)
 
 
 def _freeze(value):

@@ -10,9 +10,11 @@ inputs and merge too.
 Each node gets a *signature*, a hashable summary of all of the above, and a
 dictionary from signature to the first node that had it does the rest.
 
-For commutative ops (``AddV2``, ``Mul``, ``Maximum``...) the input order is
-irrelevant: ``a + b`` and ``b + a`` share a signature. (``AddN`` is left out:
-in floating point the order of a sum of three or more terms changes the result.)
+For commutative ops (``AddV2``, ``Mul``, ``Maximum``...: the rows with the
+``commutative`` trait, as TF's ``OpDef.is_commutative``) the input order is
+irrelevant: ``a + b`` and ``b + a`` share a signature. (``AddN`` is not
+commutative in that sense: in floating point the order of a sum of three or
+more terms changes the result.)
 
 Never merged: stateful nodes (two ``tf.random.uniform`` nodes must give two
 different samples; two reads of a variable may be separated by an assignment)
@@ -25,9 +27,6 @@ from .ir import Rewriter, is_stateful
 __all__ = ["run"]
 
 NAME = "common_subgraph_elimination"
-
-COMMUTATIVE = frozenset(["AddV2", "Mul", "Maximum", "Minimum", "Equal", "NotEqual", "LogicalAnd", "LogicalOr",
-                         "BitwiseAnd", "BitwiseOr", "BitwiseXor", "SquaredDifference"])
 
 
 def run(program, report):
@@ -55,7 +54,7 @@ def run(program, report):
 def signature(node):
     """A hashable summary of what ``node`` computes, or ``None`` if an attribute cannot be summarized."""
     inputs = [(id(v.node), v.index) for v in node.inputs]
-    if node.type in COMMUTATIVE:
+    if node.op_def is not None and node.op_def.commutative:
         inputs.sort()
     try:
         attrs = tuple(sorted((k, _freeze(v)) for k, v in node.attrs.items()))

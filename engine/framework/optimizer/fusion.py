@@ -9,9 +9,17 @@ patterns and replaces each by one node of a fused op (``engine/ops/fused_ops.py`
 1. **MatMul + BiasAdd (+ activation)** -> ``_FusedMatMul``. The bias may also be
    added with ``AddV2`` when the static shapes show it is a bias (a vector as long
    as the product's last dimension): Grappler calls that a "bias-semantic add".
-2. **Elementwise chains** -> ``_FusedElementwise``: a tree of elementwise ops in
-   which every intermediate value has exactly one reader becomes one node whose
-   kernel is generated Python code calling the ufuncs in order, reusing buffers.
+2. **Elementwise chains** -> ``_FusedElementwise``: a tree of elementwise ops
+   (rows with the ``elementwise`` trait) in which every intermediate value has
+   exactly one reader becomes one node whose kernel is generated Python code
+   calling, in order, each op's ufunc (its row's ``ufunc``, reusing buffers) or
+   its row's kernel.
+
+What the pass knows about an op it reads from the op's registry row, so
+``registry.override`` is honoured: an overridden op in an elementwise chain is
+fused as a call of its (new) kernel; a MatMul pattern with an overridden op
+is not fused at all, since ``_FusedMatMul`` computes in place what the
+registered kernels compute.
 
 A node can be absorbed into a fusion only if nobody else can observe its
 output: exactly one reader (the next node of the pattern), not fetched, not
@@ -75,11 +83,13 @@ def _fuse_matmul(program, report, fused_ops):
             continue
         product = node.outputs[0]
         add = g.only_reader(product)
-        if add is None or not g.private(product, add) or _bias_of(add, product) is None:
+        if add is None or not g.private(product, add) or _bias_of(add, product) is None or \
+                _overridden(node, add):
             continue
         last, act = add, None
         reader = g.only_reader(add.outputs[0])
-        if reader is not None and reader.type in fused_ops.ACTIVATIONS and g.private(add.outputs[0], reader):
+        if reader is not None and reader.type in fused_ops.ACTIVATIONS and g.private(add.outputs[0], reader) and \
+                not _overridden(reader):
             last, act = reader, reader
         patterns[id(last)] = (node, add, act)
         absorbed.update({id(node), id(add)} - {id(last)})
@@ -115,6 +125,11 @@ def _fuse_matmul(program, report, fused_ops):
     rw.finish()
 
 
+def _overridden(*nodes):
+    """Some node's kernel is swapped by ``registry.override``: ``_FusedMatMul`` would not compute what it does."""
+    return any(n.op_def is not None and n.op_def.overridden for n in nodes)
+
+
 def _bias_of(add, product):
     """The bias value if ``add`` adds a bias vector to ``product``, else ``None``."""
     if add.type == "BiasAdd" and add.inputs[0] is product:
@@ -130,8 +145,9 @@ def _bias_of(add, product):
 
 
 # --- elementwise chains -----------------------------------------------------------------------------
-def _fusible(node, fused_ops):
-    if node.type not in fused_ops.FUSIBLE_ELEMENTWISE or is_stateful(node) or len(node.outputs) != 1:
+def _fusible(node):
+    """An elementwise op (its row says so) with one output, stateless, on NumPy-typed values."""
+    if node.op_def is None or not node.op_def.elementwise or is_stateful(node) or len(node.outputs) != 1:
         return False
     return node.outputs[0].dtype._np is not None and all(v.dtype._np is not None for v in node.inputs)
 
@@ -143,7 +159,7 @@ def _fuse_elementwise(program, report, fused_ops, reuse_buffers):
     groups = {}                # id(root) -> members in execution order
     grouped = set()
     for root in reversed(program.nodes):
-        if id(root) in grouped or not _fusible(root, fused_ops):
+        if id(root) in grouped or not _fusible(root):
             continue
         members, stack = [root], [root]
         grouped.add(id(root))
@@ -151,7 +167,7 @@ def _fuse_elementwise(program, report, fused_ops, reuse_buffers):
             member = stack.pop()
             for v in member.inputs:
                 p = v.node
-                if id(p) not in grouped and _fusible(p, fused_ops) and g.private(v, member):
+                if id(p) not in grouped and _fusible(p) and g.private(v, member):
                     grouped.add(id(p))
                     members.append(p)
                     stack.append(p)

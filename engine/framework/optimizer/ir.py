@@ -26,7 +26,9 @@ import numpy as np
 
 __all__ = ["Value", "Node", "Program", "from_operations", "is_stateful", "static_nbytes"]
 
-# Ops a pass may never fold, merge or remove, whatever the registry says: a feed point is not a constant.
+# Where a request's values come from outside: a pass may never fold, merge or remove them, whatever the
+# registry says (a feed point is not a constant). This is about the program, not about what the ops compute,
+# so it is the IR's list (as Grappler's ``IsPlaceholder``), not a row trait; ``_Arg`` is the IR's own node.
 _FEED_POINTS = frozenset(["Placeholder", "PlaceholderWithDefault", "_Arg"])
 
 

@@ -12,9 +12,11 @@ intermediates. With it, the peak is the largest set of values alive at once.
 Peak bytes are computed from static shapes and dtypes:
 
 * counted: values computed by the run (a kernel's new array);
-* not counted: constants (they live in the graph), fed values (the caller
-  holds them), variable reads and ``Identity``-like ops (they return an existing
-  buffer);
+* not counted (:func:`allocates`): constants (they live in the graph) and fed
+  values (the caller holds them), and what the op's registry row says returns
+  an existing buffer: ``persistent`` ops (a variable read returns the
+  variable's buffer), ``forwarding`` ops (``Identity``) and
+  ``linear="identity"`` ops (``PlaceholderWithDefault``) return their input;
 * a ``_FusedElementwise`` node holds ``buffers - 1`` extra temporaries of its
   output's size while it runs;
 * values whose static shape is not fully known (a ``[None, 784]`` batch) cannot
@@ -26,8 +28,14 @@ from .ir import static_nbytes
 __all__ = ["MemoryPlan", "plan_memory", "peak_bytes"]
 
 NAME = "memory_optimization"
-_NOT_NEW = frozenset(["Const", "_Arg", "ReadVariableOp", "VarHandleOp", "Identity", "StopGradient", "Snapshot",
-                      "PlaceholderWithDefault"])
+
+
+def allocates(node):
+    """True if running ``node`` makes new buffers for its outputs (see the module docstring)."""
+    if node.type in ("Const", "_Arg"):   # the IR's own: a value bound into the plan, a fed value
+        return False
+    op = node.op_def
+    return op is None or not (op.persistent or op.forwarding or op.linear == "identity")
 
 
 class MemoryPlan:
@@ -80,9 +88,7 @@ def peak_bytes(program, release=True):
     dying = {}          # node index -> bytes freed after it
     for i, node in enumerate(program.nodes):
         transient = 0
-        for v in node.outputs:
-            if node.type in _NOT_NEW:
-                continue
+        for v in node.outputs if allocates(node) else ():
             n = static_nbytes(v)
             if n is None:
                 unknown += 1

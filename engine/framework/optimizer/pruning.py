@@ -2,11 +2,12 @@
 
 Two clean-ups:
 
-1. **Trivial forwarding ops.** ``Identity`` and ``StopGradient`` return their
-   input unchanged (``StopGradient`` matters only while gradients are built,
-   which happens before optimization). Their readers can read the input
-   directly. A forwarding node with control inputs is kept: it is how the graph
-   says "this value, but only after those ops".
+1. **Trivial forwarding ops.** ``Identity`` and ``StopGradient`` (the rows with
+   the ``forwarding`` trait) return their input unchanged (``StopGradient``
+   matters only while gradients are built, which happens before optimization).
+   Their readers can read the input directly. A forwarding node with control
+   inputs is kept: it is how the graph says "this value, but only after those
+   ops". So is one whose kernel ``registry.override`` swapped: the new kernel runs.
 2. **Dead nodes.** After the other passes, some nodes are read by nobody: the
    inputs of a folded constant, the loser of a merge. A node is *live* if a
    fetched value, a target, or a live node (through a data or control edge)
@@ -21,7 +22,6 @@ from .ir import Rewriter, is_stateful
 __all__ = ["run"]
 
 NAME = "model_pruning"
-FORWARDING = frozenset(["Identity", "StopGradient", "Snapshot", "PreventGradient"])
 
 
 def run(program, report):
@@ -34,11 +34,17 @@ def _bypass_forwarding(program, report):
     for node in program.nodes:
         rw.visit(node)
         rw.emit(node)
-        if node.type in FORWARDING and not node.control_inputs and len(node.inputs) == 1:
+        if _forwards(node) and not node.control_inputs and len(node.inputs) == 1:
             rw.replace(node.outputs[0], node.inputs[0])
             rw.replace_node(node)
     for node in rw.finish():
         report.add(NAME, f"removed {node.type} {node.name!r}: its readers read {node.inputs[0].name}")
+
+
+def _forwards(node):
+    """The row says the op returns its input (and no ``registry.override`` gave it another kernel)."""
+    op = node.op_def
+    return op is not None and op.forwarding and not op.overridden
 
 
 def _remove_dead(program, report):
