@@ -709,7 +709,6 @@ def _row_scatter_args(op_name, shape, indices, updates):
 
 
 # --- operators: ``v + 1`` reads the variable, then applies the tensor's operator ------------------
-
 def _variable_operator(name):
     """A tensor operator applied to the variable's value (a ``ReadVariableOp``)."""
     tensor_method = getattr(Tensor, name)

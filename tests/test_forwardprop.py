@@ -3,7 +3,7 @@ import numpy as np
 import pytest
 
 import engine as tf
-from engine.eager import forwardprop
+from engine.autodiff import forwardprop
 from engine.framework.registry import get_op, registered_ops
 
 

@@ -31,11 +31,14 @@ import itertools
 
 import numpy as np
 
+from .. import config_optimizer
 from .backend import NUMPY
-from .device import lookup_device
+from .device import default_device, lookup_device
 from .errors import InvalidArgumentError, OpError
 from .optimizer import from_operations, optimize   # (importing it declares the ``graph_pass`` seam)
-from .registry import _GENERATION
+from .random_state import stream_owner
+from .registry import _GENERATION, InferenceContext
+from .tensor import EagerTensor
 
 __all__ = ["Plan", "compile_plan", "prune"]
 
@@ -208,7 +211,6 @@ def compile_plan(fetch_tensors, target_ops, feed_tensors, options=None):
     ``options``: optimizer options as a ``tf.config.optimizer`` dict (``None``:
     the current global settings). ``plan.options`` is their hashable fingerprint.
     """
-    from .. import config_optimizer
     fed_ids = {t._id for t in feed_tensors}
     roots = [t.op for t in fetch_tensors if t._id not in fed_ids] + list(target_ops)
     ops = prune(roots, fed_ids)
@@ -314,9 +316,6 @@ def _explain(node, arrays, error):
     """Why the kernel failed, in TF's words: the op's shape function, run on the actual shapes."""
     op_def = node.op_def
     if op_def is not None and op_def.infer is not None and all(a is not None for a in arrays):
-        from .registry import InferenceContext
-        from .tensor import EagerTensor
-        from .device import default_device
         try:
             tensors = [EagerTensor(a if hasattr(a, "shape") else np.asarray(a), default_device()) for a in arrays]
             op_def.infer(InferenceContext(op_def.name, tensors, dict(node.attrs),
@@ -355,7 +354,6 @@ def _kernel_for(op):
 
 
 def _with_stream_owner(op, kernel):
-    from ..ops.random_ops import stream_owner
 
     def random_kernel(*args, **kwargs):
         with stream_owner(op):

@@ -61,6 +61,7 @@ import numpy as np
 from . import dtypes as _dtypes
 from .context import ctx
 from .errors import NotFoundError
+from .executor import prune
 from .graph import Graph, get_default_graph
 from .name_scope import name_scope
 from .registry import get_op
@@ -440,7 +441,6 @@ class FunctionLibraryBuilder:
 
     def _function_def(self, fn, name, where):
         """``fn`` pruned to one call: its outputs and side effects, computed from its fed inputs."""
-        from .executor import prune
         graph = fn.graph
         inputs = list(fn.inputs)
         fed = {t._id for t in inputs if t is not None}

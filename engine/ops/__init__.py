@@ -10,5 +10,4 @@ from . import trig_ops  # noqa: F401
 from . import logging_ops  # noqa: F401
 from . import control_flow_ops  # noqa: F401
 from . import clip_ops  # noqa: F401
-from . import fused_ops  # noqa: F401
 from . import overloads  # noqa: F401

@@ -12,7 +12,7 @@ import numpy as np
 from ..framework.graph import SymbolicTensor
 from ..framework.tensor import EagerTensor, Tensor, constant, set_auto_packing
 from . import array_ops, linalg_ops, math_ops, slicing
-from ._dispatch import binary_inputs, binary_op
+from ._dispatch import binary_inputs, binary_op, to_tensor
 from ..framework.errors import InvalidArgumentError
 
 _NP_BOOL = np.dtype(bool)
@@ -108,7 +108,6 @@ def _as_pair(x, y):
 
 
 def _invert(x):
-    from ._dispatch import to_tensor
     x = to_tensor(x)
     return math_ops.logical_not(x) if x.dtype.is_bool else math_ops.invert(x)
 

@@ -34,16 +34,14 @@ numbers are generated on the host with NumPy and copied to the device, so CPU
 and GPU give identical values for identical seeds.
 """
 import collections
-import contextlib
 import random as _pyrandom
-import threading
-import weakref
 
 import numpy as np
 
 from ..framework import dtypes
 from ..framework.context import ctx
 from ..framework.errors import InvalidArgumentError
+from ..framework.random_state import STATE, stream_owner  # noqa: F401  (stream_owner: part of this API)
 from ..framework.registry import register_op
 from ..framework.tensor import Tensor, convert_to_tensor
 from ..framework.tensor_shape import TensorShape
@@ -59,44 +57,6 @@ MAX_STREAMS = 16384
 _UNIFORM_DTYPES = (dtypes.float16, dtypes.float32, dtypes.float64, dtypes.int32, dtypes.int64)
 _FLOAT_DTYPES = frozenset([dtypes.float16, dtypes.float32, dtypes.float64])
 _SHAPE_DTYPES = frozenset([dtypes.int32, dtypes.int64])
-
-
-class _RandomState:
-    """Everything ``tf.random`` remembers, in one structure.
-
-    ``global_seed``: the value of ``set_seed`` (or None). ``op_seeds``: the
-    ``random.Random(global_seed)`` that hands out op seeds in eager mode.
-    ``graph_counters``: per-graph op-seed counters (graph mode numbers its random
-    ops 0, 1, 2 ... as TF does). ``streams``: ``key -> numpy Generator``.
-    ``session_streams``: ``runtime -> streams`` for graphs run by a Session.
-    """
-
-    def __init__(self):
-        self.lock = threading.RLock()
-        self.global_seed = None
-        self.op_seeds = None
-        self.graph_counters = weakref.WeakKeyDictionary()
-        self.streams = collections.OrderedDict()
-        self.session_streams = weakref.WeakKeyDictionary()
-        self.unseeded = np.random.default_rng()
-        self.local = threading.local()   # .owner: the stream owner (None = eager)
-
-    def reset_streams(self):
-        self.streams.clear()
-
-
-STATE = _RandomState()
-
-
-@contextlib.contextmanager
-def stream_owner(owner):
-    """Random kernels run inside this block draw from streams owned by ``owner`` (a graph node)."""
-    previous = getattr(STATE.local, "owner", None)
-    STATE.local.owner = owner
-    try:
-        yield
-    finally:
-        STATE.local.owner = previous
 
 
 def _truncate_seed(seed):

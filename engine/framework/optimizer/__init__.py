@@ -79,7 +79,7 @@ What a pass may use (``ir.py``):
 * ``report.add(name, message)`` to say what it changed (``report.options``:
   the switches in force).
 """
-from ... import seams
+from ... import config_optimizer, seams
 from ..registry import _GENERATION
 from . import arithmetic, constant_folding, cse, fusion, ir, memory_plan, pruning
 from .ir import Program, from_operations
@@ -146,7 +146,6 @@ def optimize(program, options=None):
     ``None`` reads the current ``tf.config.optimizer`` settings. The passes are the
     reference ones, as the ``graph_pass`` seam replaces or adds to them now.
     """
-    from ... import config_optimizer
     if options is None or "model_pruning" not in options:
         options = config_optimizer.effective_options(options)
     report = Report({k: v for k, v in options.items() if k != "min_graph_nodes"})

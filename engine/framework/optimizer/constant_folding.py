@@ -35,6 +35,8 @@ them, so ordering guarantees survive.
 import numpy as np
 
 from ..backend import NUMPY
+from ..registry import get_op
+from ..tensor_shape import TensorShape
 from .ir import Node, Rewriter, const_value, is_stateful, static_nbytes
 
 __all__ = ["MAX_CONSTANT_BYTES", "run"]
@@ -44,7 +46,6 @@ MAX_CONSTANT_BYTES = 10 * 1024 * 1024
 
 
 def run(program, report):
-    from ...framework.registry import get_op
     const_def = get_op("Const")
     rw = Rewriter(program)
     for node in program.nodes:
@@ -79,7 +80,6 @@ def _inherited_controls(node):
 
 
 def _shape_of(value):
-    from ..tensor_shape import TensorShape
     return TensorShape(tuple(int(d) for d in np.shape(value)))
 
 

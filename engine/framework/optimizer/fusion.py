@@ -29,6 +29,8 @@ of the *last* node of the pattern (as in Grappler), so its readers and error
 messages keep that name; ``node.fused_from`` lists the originals. Control inputs
 of the absorbed nodes move to the fused node.
 """
+from ..registry import get_op
+from . import fused_ops
 from .ir import Node, Rewriter, is_stateful
 
 __all__ = ["run"]
@@ -38,7 +40,6 @@ _FLOATS = frozenset(["float16", "float32", "float64"])
 
 
 def run(program, report, elementwise=True, reuse_buffers=True):
-    from ...ops import fused_ops
     _fuse_matmul(program, report, fused_ops)
     if elementwise:
         _fuse_elementwise(program, report, fused_ops, reuse_buffers)
@@ -74,7 +75,6 @@ def _controls(*nodes):
 
 # --- MatMul + BiasAdd + activation ----------------------------------------------------------------
 def _fuse_matmul(program, report, fused_ops):
-    from ..registry import get_op
     g = _Graph(program)
     patterns = {}                     # id(last node) -> (matmul, add, activation or None)
     absorbed = set()
@@ -153,7 +153,6 @@ def _fusible(node):
 
 
 def _fuse_elementwise(program, report, fused_ops, reuse_buffers):
-    from ..registry import get_op
     g = _Graph(program)
     position = {id(n): i for i, n in enumerate(program.nodes)}
     groups = {}                # id(root) -> members in execution order

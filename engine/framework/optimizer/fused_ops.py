@@ -34,10 +34,11 @@ import itertools
 
 import numpy as np
 
-from ..framework.backend import CUPY, NUMPY
-from ..framework.errors import InvalidArgumentError, OpError
-from ..framework.registry import InferenceContext, get_op, register_op
-from ..framework.tensor_shape import TensorShape
+from ..backend import CUPY, NUMPY
+from ..errors import InvalidArgumentError, OpError
+from ..floating_point import quiet
+from ..registry import InferenceContext, get_op, register_op
+from ..tensor_shape import TensorShape
 
 __all__ = ["ElementwiseProgram", "Step", "ACTIVATIONS", "ufunc_of"]
 
@@ -248,7 +249,6 @@ class ElementwiseProgram:
         filename = f"<fused elementwise kernel {self._id}>"
         exec(compile(self.source, filename, "exec"), env)  # noqa: S102  (code we generated ourselves)
         fn = env[f"fused_{self._id}"]
-        from .math_ops import quiet
         lines = self._lines
 
         def kernel(*inputs):

@@ -79,11 +79,13 @@ import warnings
 
 import numpy as np
 
+from ..eager.execute import execute
+from ..eager.tape import GradientTape, RecordedOp, UnconnectedGradients
 from ..framework.context import ctx
 from ..framework.indexed_slices import IndexedSlices
 from ..framework.tensor import Tensor, convert_to_tensor
+from ..ops import array_ops, math_ops, reduction_ops
 from ..util import nest
-from .tape import GradientTape, RecordedOp, UnconnectedGradients
 
 __all__ = ["ForwardAccumulator"]
 
@@ -157,7 +159,6 @@ class ForwardAccumulator:
         def fetch(tensor):
             result = self._tangents.get(getattr(tensor, "_id", None))
             if result is None and unconnected_gradients is UnconnectedGradients.ZERO:
-                from ..ops import array_ops
                 with _Hidden(self):
                     result = array_ops.zeros_like(tensor)
             return result
@@ -252,13 +253,11 @@ def _op_jvp(op_def, inputs, attrs, outputs, in_tangents):
 
 
 def _run(op_def, args, attrs):
-    from .execute import execute
     result = execute(op_def, tuple(args), attrs)
     return result if isinstance(result, list) else [result]
 
 
 def _linear_jvp(op_def, inputs, attrs, in_tangents):
-    from ..ops import array_ops
     args = []
     for x, t in zip(inputs, in_tangents):
         if x.dtype.is_floating:
@@ -269,7 +268,6 @@ def _linear_jvp(op_def, inputs, attrs, in_tangents):
 
 
 def _multilinear_jvp(op_def, inputs, attrs, in_tangents):
-    from ..ops import math_ops
     total = None
     for i, t in enumerate(in_tangents):
         if t is None:
@@ -283,7 +281,6 @@ def _multilinear_jvp(op_def, inputs, attrs, in_tangents):
 
 def _jvp_by_double_vjp(op, in_tangents):
     """``J t`` as the VJP of the (linear) VJP ``g -> J^T g``: see the module docstring."""
-    from ..ops import array_ops
     outputs = op.outputs
     n = len(outputs)
     floats = [k for k, o in enumerate(outputs) if o.dtype.is_floating]
@@ -319,7 +316,6 @@ def _opaque(op, in_tangents, vjps, inner):
     that computes outside the engine's ops (a compiled ``tf.function`` plan)
     looks constant to the tape but is not. Probe it at a second, random seed.
     """
-    from ..ops import array_ops
     rng = np.random.default_rng(0)
     seeds = [convert_to_tensor(rng.standard_normal(o.shape.as_list()).astype(o.dtype.as_numpy_dtype))
              if o.dtype.is_floating else array_ops.zeros_like(o) for o in op.outputs]
@@ -334,7 +330,6 @@ def _opaque(op, in_tangents, vjps, inner):
 
 def _jvp_by_probing(op, in_tangents):
     """``(J t)[k] = <J^T e_k, t>`` for every output element ``k``: one backward call per element."""
-    from ..ops import array_ops, math_ops, reduction_ops
     outputs = op.outputs
     sizes = [o.shape.num_elements() if o.dtype.is_floating else 0 for o in outputs]
     if any(s is None for s in sizes) or sum(sizes) > MAX_PROBES:
