@@ -446,19 +446,7 @@ class Variable:
         upd = convert_to_tensor(updates, dtype=self._dtype)
         if ctx.graph is not None or self._graph is not None:
             return self._scatter_in_graph(op_name, idx, upd, nd)
-        shape = self._shape.as_list()
-        i, u = np.asarray(idx.numpy()), np.asarray(upd.numpy())
-        if nd:
-            where, values = _nd_scatter_args(op_name, shape, i, u)
-        else:
-            where, values = _row_scatter_args(op_name, shape, i, u)
-        new = np.array(self._value, copy=True)
-        kind = op_name.replace("ResourceScatter", "").replace("Nd", "")
-        if kind == "Update":
-            new[where] = values
-        else:
-            {"Add": np.add, "Sub": np.subtract, "Max": np.maximum, "Min": np.minimum}[kind].at(new, where, values)
-        self._value = self._store(EagerTensor(new, self._device))
+        execute(_ROWS[op_name], (self, idx, upd), {"dtype": self._dtype})   # a new buffer: copy on write
         return self
 
     def _scatter_in_graph(self, op_name, idx, upd, nd):
@@ -651,61 +639,6 @@ def _sparse_delta(sparse_delta):
         return sparse_delta
     raise TypeError(f"Argument `sparse_delta` must be a `tf.IndexedSlices` (or, in the engine, an "
                     f"(indices, updates) pair). Received arg: {sparse_delta}")
-
-
-def _scatter_error(op_name, message):
-    return InvalidArgumentError(None, None, f"{message} [Op:{op_name}]")
-
-
-def _dims(shape):
-    return "[" + ",".join(str(d) for d in shape) + "]"
-
-
-def _nd_scatter_args(op_name, shape, indices, updates):
-    """NumPy index and values for ``v[indices[..., :k]] (op)= updates``, checked as TF's kernel checks."""
-    if not shape:
-        raise _scatter_error(op_name, "Output must be at least 1-D, got shape: []")
-    if indices.ndim == 0:
-        raise _scatter_error(op_name, f"Indices must be at least 1-D, got shape: {_dims(indices.shape)}")
-    depth = indices.shape[-1]
-    outer = indices.ndim - 1
-    if depth > len(shape):
-        raise _scatter_error(op_name, f"Dimensions [{depth},{len(shape)}) of input[shape={_dims(shape)}] must "
-                                      f"match dimensions [{depth},{updates.ndim}) of "
-                                      f"updates[shape={_dims(updates.shape)}]")
-    expected = tuple(indices.shape[:-1]) + tuple(shape[depth:])
-    if tuple(updates.shape) != expected:
-        if tuple(updates.shape[:outer]) != tuple(indices.shape[:-1]):
-            raise _scatter_error(op_name, f"Dimensions [0,{outer}) of indices[shape={_dims(indices.shape)}] = "
-                                          f"{_dims(indices.shape[:-1])[1:-1]} must match dimensions [0,{outer}) "
-                                          f"of updates[shape={_dims(updates.shape)}] = "
-                                          f"{_dims(updates.shape[:outer])[1:-1]}")
-        raise _scatter_error(op_name, f"Dimensions [{depth},{len(shape)}) of input[shape={_dims(shape)}] must match "
-                                      f"dimensions [{outer},{updates.ndim}) of updates[shape={_dims(updates.shape)}]")
-    flat = indices.reshape(-1, depth)
-    bad = np.nonzero(((flat < 0) | (flat >= np.asarray(shape[:depth], dtype=np.int64))).any(axis=1))[0]
-    if bad.size:
-        row = int(bad[0])
-        raise _scatter_error(op_name, f"indices[{row}] = [{', '.join(str(int(v)) for v in flat[row])}] does not "
-                                      f"index into shape {_dims(shape)}")
-    return tuple(flat[:, j] for j in range(depth)), updates.reshape((flat.shape[0],) + tuple(shape[depth:]))
-
-
-def _row_scatter_args(op_name, shape, indices, updates):
-    """NumPy index and values for ``v[indices] (op)= updates`` along the first dimension."""
-    if not shape:
-        raise _scatter_error(op_name, "params must be at least 1-D, got shape: []")
-    expected = tuple(indices.shape) + tuple(shape[1:])
-    if updates.ndim and tuple(updates.shape) != expected:
-        raise _scatter_error(op_name, f"Must have updates.shape = indices.shape + params.shape[1:] or "
-                                      f"updates.shape = [], got updates.shape {_dims(updates.shape)}, "
-                                      f"indices.shape {_dims(indices.shape)}, params.shape {_dims(shape)}")
-    flat = indices.reshape(-1)
-    bad = np.nonzero((flat < 0) | (flat >= shape[0]))[0]
-    if bad.size:
-        raise _scatter_error(op_name, f"indices[{int(bad[0])}] = {int(flat[bad[0]])} is not in [0, {shape[0]})")
-    values = np.broadcast_to(updates, expected).reshape((flat.shape[0],) + tuple(shape[1:]))
-    return flat, values
 
 
 # --- operators: ``v + 1`` reads the variable, then applies the tensor's operator ------------------

@@ -291,3 +291,23 @@ def test_public_functions_are_plain_defs_naming_their_op(function, op_type):
 def test_tf_add_is_called_add():
     assert tf.add.__name__ == "add"
     assert tf.math.add.__name__ == "add"
+
+
+def test_eager_scatter_goes_through_its_op():
+    calls = []
+    original = registry.get_op("ResourceScatterAdd").make_kernel
+
+    def counting(xp):
+        kernel = original(xp)
+
+        def k(handle, indices, updates, **attrs):
+            calls.append(np.array(indices))
+            return kernel(handle, indices, updates, **attrs)
+        return k
+    v = tf.Variable([1.0, 2.0, 3.0])
+    before = v.read_value()
+    with override("ResourceScatterAdd", kernel=counting):
+        v.scatter_add(tf.IndexedSlices(tf.constant([10.0, 20.0]), tf.constant([0, 0])))
+    np.testing.assert_allclose(v.numpy(), [31.0, 2.0, 3.0])     # duplicate indices accumulate
+    np.testing.assert_allclose(before.numpy(), [1.0, 2.0, 3.0])   # an earlier read keeps its value
+    assert len(calls) == 1

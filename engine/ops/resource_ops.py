@@ -171,4 +171,90 @@ _STRIDED_SLICE_ASSIGN = register_op(
     doc="``v[begin:end:strides] = value`` on a variable (the op behind ``v[1:3].assign(...)``).")
 
 
+
+# --- sparse writes: ``v.scatter_add(tf.IndexedSlices(...))``, ``v.scatter_nd_update(...)`` ----------------
+# TF's ResourceScatter* ops on the variable's buffer. The kernel computes the new array (``ufunc.at``,
+# so duplicate indices accumulate) and stores it as an assignment does: tensors read earlier keep their
+# values. Indices and shapes are checked as TF's kernels check them, with TF's messages.
+def _scatter_error(op_name, message):
+    return InvalidArgumentError(None, None, f"{message} [Op:{op_name}]")
+
+
+def _dims(shape):
+    return "[" + ",".join(str(d) for d in shape) + "]"
+
+
+def _nd_scatter_args(op_name, shape, indices, updates):
+    """NumPy index and values for ``v[indices[..., :k]] (op)= updates``, checked as TF's kernel checks."""
+    if not shape:
+        raise _scatter_error(op_name, "Output must be at least 1-D, got shape: []")
+    if indices.ndim == 0:
+        raise _scatter_error(op_name, f"Indices must be at least 1-D, got shape: {_dims(indices.shape)}")
+    depth = indices.shape[-1]
+    outer = indices.ndim - 1
+    if depth > len(shape):
+        raise _scatter_error(op_name, f"Dimensions [{depth},{len(shape)}) of input[shape={_dims(shape)}] must "
+                                      f"match dimensions [{depth},{updates.ndim}) of "
+                                      f"updates[shape={_dims(updates.shape)}]")
+    expected = tuple(indices.shape[:-1]) + tuple(shape[depth:])
+    if tuple(updates.shape) != expected:
+        if tuple(updates.shape[:outer]) != tuple(indices.shape[:-1]):
+            raise _scatter_error(op_name, f"Dimensions [0,{outer}) of indices[shape={_dims(indices.shape)}] = "
+                                          f"{_dims(indices.shape[:-1])[1:-1]} must match dimensions [0,{outer}) "
+                                          f"of updates[shape={_dims(updates.shape)}] = "
+                                          f"{_dims(updates.shape[:outer])[1:-1]}")
+        raise _scatter_error(op_name, f"Dimensions [{depth},{len(shape)}) of input[shape={_dims(shape)}] must match "
+                                      f"dimensions [{outer},{updates.ndim}) of updates[shape={_dims(updates.shape)}]")
+    flat = indices.reshape(-1, depth)
+    bad = np.nonzero(((flat < 0) | (flat >= np.asarray(shape[:depth], dtype=np.int64))).any(axis=1))[0]
+    if bad.size:
+        row = int(bad[0])
+        raise _scatter_error(op_name, f"indices[{row}] = [{', '.join(str(int(v)) for v in flat[row])}] does not "
+                                      f"index into shape {_dims(shape)}")
+    return tuple(flat[:, j] for j in range(depth)), updates.reshape((flat.shape[0],) + tuple(shape[depth:]))
+
+
+def _row_scatter_args(op_name, shape, indices, updates):
+    """NumPy index and values for ``v[indices] (op)= updates`` along the first dimension."""
+    if not shape:
+        raise _scatter_error(op_name, "params must be at least 1-D, got shape: []")
+    expected = tuple(indices.shape) + tuple(shape[1:])
+    if updates.ndim and tuple(updates.shape) != expected:
+        raise _scatter_error(op_name, f"Must have updates.shape = indices.shape + params.shape[1:] or "
+                                      f"updates.shape = [], got updates.shape {_dims(updates.shape)}, "
+                                      f"indices.shape {_dims(indices.shape)}, params.shape {_dims(shape)}")
+    flat = indices.reshape(-1)
+    bad = np.nonzero((flat < 0) | (flat >= shape[0]))[0]
+    if bad.size:
+        raise _scatter_error(op_name, f"indices[{int(bad[0])}] = {int(flat[bad[0]])} is not in [0, {shape[0]})")
+    values = np.broadcast_to(updates, expected).reshape((flat.shape[0],) + tuple(shape[1:]))
+    return flat, values
+
+
+def _scatter_kernel(op_name):
+    nd = "Nd" in op_name
+    kind = op_name.replace("ResourceScatter", "").replace("Nd", "")
+
+    def make(xp):
+        def k(handle, indices, updates, dtype=None):
+            current = np.asarray(_read_kernel(xp)(handle))
+            scatter_args = _nd_scatter_args if nd else _row_scatter_args
+            where, values = scatter_args(op_name, list(current.shape), np.asarray(indices), np.asarray(updates))
+            new = np.array(current, copy=True)
+            if kind == "Update":
+                new[where] = values
+            else:
+                {"Add": np.add, "Sub": np.subtract, "Max": np.maximum, "Min": np.minimum}[kind].at(new, where, values)
+            handle._value = _freeze(new)
+            return ()
+        return k
+    return make
+
+
+for _name in [f"ResourceScatter{nd}{kind}" for nd in ("", "Nd") for kind in ("Update", "Add", "Sub", "Max", "Min")]:
+    register_op(_name, kernel=_scatter_kernel(_name), infer=lambda ic: [], num_outputs=0, stateful=True,
+                resource_input=True, quiet_fp=True,
+                doc="A sparse write to a variable: rows (or elements, Nd) at ``indices`` set/combined with updates.")
+
+
 from .slicing import _kernel_index  # noqa: E402  (slicing builds on this module: imported last)
