@@ -580,8 +580,8 @@ def _assign_slice(self, key, slice_op, value, read_value=True):
     graph = ctx.graph
     if graph is None and self._graph is None:
         (begin, end, strides), masks = _eager_slice_spec(key)
-        arr = t._value if t._device is self._device else self._device.put(t._value)
-        op_def.kernel(self._device.backend)(self, begin, end, strides, arr, dtype=self._dtype, **masks)
+        spec = [convert_to_tensor(v) for v in (begin, end, strides)]
+        execute(op_def, (self, *spec, t), dict(masks, dtype=self._dtype))
         return self if read_value else None
     if slice_op is not None and slice_op.graph is graph:
         spec = list(slice_op.inputs[1:4])
