@@ -34,6 +34,11 @@ when its gradient is differentiated again, instead of returning ``None``.
 AutoGraph (``engine/autograph``) converts the function's Python ``if``/``while``/
 ``for`` on tensors into ``tf.cond``/``tf.while_loop`` before tracing.
 
+The module reads in that order: ``tf.function`` and :class:`Function` (key,
+lookup, trace, warn about retracing), :class:`FunctionTracer` (the reference
+key and trace), :class:`ConcreteFunction` (one graph: calling it, its gradient,
+replay), then the rules for trace keys and the helpers of a call.
+
 **The tracer seam.** Steps 1 and 3, the key and the trace, are the ``tracer``
 seam (``engine.seams``). A tracer is a class, built once per ``tf.function``
 (and per tracer class) as ``Tracer(python_function)``, with two methods::
@@ -114,380 +119,19 @@ def set_run_eagerly(flag):
 
 
 # --------------------------------------------------------------------------------------
-# Trace keys
+# tf.function: the decorator
 # --------------------------------------------------------------------------------------
-def _is_tensor_like(x):
-    return isinstance(x, (Tensor, np.ndarray)) and not hasattr(x, "_is_variable")
+def function(func=None, input_signature=None, autograph=True, jit_compile=None, reduce_retracing=False,
+             experimental_implements=None, experimental_autograph_options=None, experimental_attributes=None,
+             experimental_relax_shapes=None, experimental_compile=None, experimental_follow_type_hints=None):
+    """``tf.function``: as a decorator (with or without arguments) or called on a function."""
+    if experimental_relax_shapes:
+        reduce_retracing = True
 
-
-def _leaf_key(x, relaxed=None):
-    if isinstance(x, TensorSpec):
-        return ("T", x.dtype, x.shape)
-    if isinstance(x, Tensor):
-        return ("T", x.dtype, x.shape if relaxed is None else relaxed)
-    if isinstance(x, np.ndarray):
-        return ("T", dtypes.as_dtype(x.dtype), TensorShape(x.shape) if relaxed is None else relaxed)
-    if _is_variable_argument(x):
-        return ("V", x.dtype, x.shape)   # by dtype and shape, as TF 2.21 (aliasing: see _trace_key)
-    if hasattr(x, "_is_variable"):
-        return ("V", id(x))
-    if x is None or isinstance(x, (bool, int, float, str, bytes, np.generic)):
-        return ("P", x)
-    return ("O", id(x))
-
-
-def _to_signature_dtype(value, dtype):
-    """A Python value or NumPy array bound to an ``input_signature`` spec: converted to the spec's
-    dtype, as TF does (``[1, 2]`` and a float64 array both become float32 for a float32 spec)."""
-    try:
-        array = np.asarray(value)
-        if array.dtype.kind in "biuf" and dtype.is_numpy_compatible and (dtype.is_floating or dtype.is_integer
-                                                                        or dtype == dtypes.bool):
-            if array.dtype.kind == "f" and dtype.is_integer:
-                return convert_to_tensor(value, dtype_hint=dtype)   # no silent float -> int truncation
-            return convert_to_tensor(array.astype(dtype.as_numpy_dtype))
-    except (TypeError, ValueError, AttributeError):
-        pass
-    return convert_to_tensor(value, dtype_hint=dtype)
-
-
-def _is_variable_argument(x):
-    """A plain eager ``tf.Variable``: passed to a traced function as a resource input, like a tensor.
-
-    (Distributed variables and graph-mode variables are still captured, keyed by identity.)"""
-    return type(x) is _Variable and x._graph is None
-
-
-def _trace_key(args, kwargs):
-    """A hashable description of the arguments that decides whether a trace can be reused.
-
-    Variables count by dtype and shape, plus which positions hold the *same* variable:
-    ``f(a, a)`` and ``f(a, b)`` need different graphs, ``f(a, b)`` and ``f(b, a)`` do not."""
-    flat = nest.flatten((args, kwargs))
-    leaves, first_seen = [], {}
-    for i, x in enumerate(flat):
-        key = _leaf_key(x)
-        if key[0] == "V" and len(key) == 3:
-            key = key + (first_seen.setdefault(id(x), i),)
-        leaves.append(key)
-    return _structure_signature((args, kwargs)), tuple(leaves)
-
-
-def _structure_signature(x):
-    if isinstance(x, dict):
-        return ("dict", tuple((k, _structure_signature(x[k])) for k in sorted(x)))
-    if isinstance(x, (list, tuple)):
-        return (type(x).__name__, tuple(_structure_signature(v) for v in x))
-    return "."
-
-
-def _skeleton(key):
-    """The key with tensor shapes forgotten: calls that differ only in shapes share a skeleton."""
-    structure, leaves = key
-    return structure, tuple((k[0], k[1]) if k[0] == "T" else k for k in leaves)
-
-
-# --------------------------------------------------------------------------------------
-# ConcreteFunction
-# --------------------------------------------------------------------------------------
-class ConcreteFunction:
-    """One traced graph of a ``tf.function``, for one input signature."""
-
-    def __init__(self, graph, structured_input_signature=None, structured_outputs=None, name=None):
-        """``graph``: a traced ``FuncGraph`` (``inputs`` fed in order, ``outputs`` fetched);
-        ``structured_outputs``: what a call returns (default: ``graph.structured_outputs``);
-        ``structured_input_signature``: ``(args, kwargs)`` specs of the trace; ``name``: as TF's
-        ``__inference_<function>_<n>``."""
-        self.graph = graph
-        self.structured_input_signature = structured_input_signature
-        if structured_outputs is None:
-            structured_outputs = getattr(graph, "structured_outputs", None)
-        self.structured_outputs = structured_outputs
-        self.name = name or f"__inference_{getattr(graph, 'name', 'function')}_{next(_function_ids)}"
-        self._plan = None
-        self._plan_options = None
-        self._plan_with_intermediates = None
-        self._gradient = None
-        # a single tensor returned: the call can skip packing the output structure
-        self._single_output = isinstance(structured_outputs, Tensor) and len(graph.outputs) == 1
-
-    @property
-    def inputs(self):
-        return list(self.graph.inputs)
-
-    @property
-    def outputs(self):
-        return list(self.graph.outputs)
-
-    @property
-    def variables(self):
-        return tuple(getattr(self.graph, "captured_variables", ()))
-
-    @property
-    def trainable_variables(self):
-        return tuple(v for v in self.variables if v.trainable)
-
-    # --- calling ---------------------------------------------------------------------------
-    def __call__(self, *args, **kwargs):
-        """Call with arguments matching ``structured_input_signature`` (checked)."""
-        flat = _flat_tensor_args((args, kwargs), variables=self._takes_variables())
-        if len(flat) != len(self.graph.inputs):
-            raise TypeError(f"{self.name} expected {len(self.graph.inputs)} tensor arguments, got {len(flat)}.")
-        for i, (value, placeholder) in enumerate(zip(flat, self.graph.inputs)):
-            if type(value) is _Variable and placeholder.dtype == dtypes.resource:
-                continue  # a variable argument: any variable may be passed (its dtype/shape were traced)
-            if value.dtype != placeholder.dtype:
-                raise InvalidArgumentError(
-                    None, None, f"cannot compute {self.name} as input #{i}(zero-based) was expected to be a "
-                                f"{placeholder.dtype.runtime_name} tensor but is a {value.dtype.runtime_name} tensor "
-                                f"[Op:{self.name}]")
-            if not placeholder.shape.is_compatible_with(value.shape):
-                raise InvalidArgumentError(
-                    None, None, f"{self.name}: input #{i} must have shape {placeholder.shape} but has shape "
-                                f"{value.shape} [Op:{self.name}]")
-        return self._call_flat(flat)
-
-    def _call_flat(self, tensors):
-        if ctx.graph is not None:  # called while tracing another function (or building a graph): inline
-            return nest.pack_sequence_as(self.structured_outputs,
-                                         _fill_none(self.structured_outputs, self._inline(ctx.graph, tensors)))
-        graph = self.graph
-        if self._plan is not None and self._plan_options != config_optimizer.options_key():
-            self._plan = self._plan_with_intermediates = None  # optimizer options changed: recompile
-        if not ctx.tapes and self._plan is not None and self._single_output:  # the fast path: run the plan
-            device = ctx.device or default_device()
-            values = self._plan([_feed_value(t) for t in tensors])
-            return EagerTensor(values[0] if device.backend == "numpy" else device.put(values[0]), device)
-        if ctx.tapes and self._should_replay():
-            # Nested tapes (higher-order gradients) or forward-mode accumulators: run the graph's ops one
-            # by one, eagerly, so every tape records each op and can differentiate the gradient
-            # computations of the inner tapes (and every accumulator pushes its tangents through them).
-            outputs = self._replay_eagerly(tensors)
-            return nest.pack_sequence_as(self.structured_outputs, _fill_none(self.structured_outputs, outputs))
-        variables = self.variables
-        record = bool(ctx.tapes) and (any(t.dtype.is_floating for t in tensors) or bool(variables))
-        arrays = [_feed_value(t) for t in tensors]
-        n_out = len(graph.outputs)
-        if record:
-            for tape in ctx.tapes:
-                for v in variables:
-                    tape.variable_accessed(v)
-                for v in tensors:
-                    if type(v) is _Variable:   # variable arguments are read through their resource inputs
-                        tape.variable_accessed(v)
-            gradient = self._gradient_functions()
-            if self._plan_with_intermediates is None:
-                self._plan_with_intermediates = compile_plan(graph.outputs + gradient.saved, graph.stateful_ops,
-                                                             graph.inputs)
-            values = self._plan_with_intermediates(arrays)
-            saved = values[n_out:]
-            values = values[:n_out]
-        else:
-            if self._plan is None:
-                self._plan = compile_plan(graph.outputs, graph.stateful_ops, graph.inputs)
-                self._plan_options = config_optimizer.options_key()
-            values = self._plan(arrays)
-        device = ctx.device or default_device()
-        outputs = [EagerTensor(device.put(v) if device.backend != "numpy" else v, device) for v in values]
-        if record:
-            inputs = list(tensors) + list(variables)
-            record_operation(self.name, inputs, outputs,
-                             lambda *grads: self._backward(saved, inputs, outputs, grads))
-        return nest.pack_sequence_as(self.structured_outputs, _fill_none(self.structured_outputs, outputs))
-
-    def _takes_variables(self):
-        """Are variable arguments inputs (resource placeholders) of the graph, or captured by it?"""
-        takes = self.__dict__.get("_variable_inputs")
-        if takes is None:
-            takes = self._variable_inputs = any(p.dtype == dtypes.resource for p in self.graph.inputs)
-        return takes
-
-    def _should_replay(self):
-        """Run the call op by op (see :meth:`_replay_eagerly`) instead of as one recorded op?
-
-        Yes under nested tapes and under forward accumulators, when the graph can be replayed; and
-        under any tape when the graph holds a control-flow gradient op (``WhileGrad``, a cond's gradient
-        ``If``: a gradient computed inside the function): those have no graph gradient, but their eager
-        replay is differentiable.
-        """
-        tapes = ctx.tapes
-        accumulators = any(getattr(t, "_is_forward_accumulator", False) for t in tapes)
-        if not (len(tapes) >= 2 or accumulators or self._replay_info()[1]):
-            return False
-        replayable, _, variants = self._replay_info()
-        # Forward accumulators carry no tangents through variant (TensorList) values: such graphs
-        # keep the one-op path, whose JVP is derived from the compiled backward function.
-        return replayable and not (accumulators and variants)
-
-    def _replayable(self):
-        """Can the graph be re-run op by op eagerly? (Not with ops that need a Session-like runtime.)"""
-        return self._replay_info()[0]
-
-    def _replay_info(self):
-        """``(replayable, has a control-flow gradient op, has variants)`` for this graph and its sub-graphs."""
-        info = getattr(self, "_replay_summary", None)
-        if info is None:
-            info = self._replay_summary = _replay_summary(self.graph.get_operations())
-        return info
-
-    def _replay_eagerly(self, tensors):
-        """Execute the traced ops eagerly, in order, through the dispatcher (so tapes record each one)."""
-        graph = self.graph
-        values = {p._id: t for p, t in zip(graph.inputs, tensors)}
-        return replay_ops(graph, values, graph.outputs, list(graph.stateful_ops))
-
-    def _inline(self, graph, tensors):
-        """Copy this function's ops into ``graph``, wired to ``tensors``; return the copied outputs.
-
-        TF also inlines function calls into the caller's graph before running it.
-        """
-        mapping = {p._id: t if isinstance(t, Tensor) else
-                   graph.variable_handle(t) if type(t) is _Variable else convert_to_tensor(t)   # a variable: its handle
-                   for p, t in zip(self.graph.inputs, tensors)}
-        op_mapping = {}
-        with graph.name_scope(self.name.replace("__inference_", "")):
-            for op in self.graph.get_operations():
-                if op.type == "Placeholder" and op.outputs[0]._id in mapping:
-                    continue
-                if any(t._id not in mapping for t in op.inputs):
-                    continue  # a gradient op of this function that the forward call does not need
-                controls = [op_mapping[c] for c in op.control_inputs if c in op_mapping]
-                with graph.control_dependencies(controls):
-                    result = graph.create_op_from_def(op.op_def, [mapping[t._id] for t in op.inputs], op.attrs,
-                                                      name=op.name.split("/")[-1])
-                new_op = result if not isinstance(result, (list, Tensor)) else \
-                    (result[0].op if isinstance(result, list) and result else getattr(result, "op", None))
-                if new_op is not None:
-                    op_mapping[op] = new_op
-                    for old, new in zip(op.outputs, new_op.outputs):
-                        mapping[old._id] = new
-        return [mapping[t._id] for t in self.graph.outputs]
-
-    # --- gradients ----------------------------------------------------------------------------
-    def _gradient_functions(self):
-        """Build, once, the gradient graph of this function and what it needs from the forward run."""
-        if self._gradient is None:
-            self._gradient = _GradientInfo(self)
-        return self._gradient
-
-    def _backward(self, saved, inputs, outputs, output_grads):
-        info = self._gradient_functions()
-        feeds = [np.asarray(v) if not isinstance(v, EagerTensor) else v.numpy() for v in saved]
-        for i in info.float_outputs:
-            y, g = outputs[i], output_grads[i]
-            feeds.append(np.zeros(y.shape.as_list(), y.dtype.as_numpy_dtype) if g is None else g.numpy())
-        values = iter(info.plan(feeds))
-        device = ctx.device or default_device()
-        grads = []
-        for g in info.grads:
-            grads.append(None if g is None else EagerTensor(next(values), device))
-        if ctx.tapes:
-            # An outer tape is recording this backward pass (a higher-order gradient of a function that
-            # could not be replayed op by op). The compiled backward is opaque to it: record it as one
-            # op of the forward inputs whose own gradient raises, so the result is an error, never a
-            # silently missing gradient. (Not of the output gradients: the backward is linear in them, and
-            # ForwardAccumulator's double-VJP probe of this function must still see it as opaque.)
-            record_operation(f"{self.name}_backward", list(inputs), [g for g in grads if g is not None],
-                             lambda *_: self._no_higher_order())
-        return grads
-
-    def _no_higher_order(self):
-        ops = sorted({op.type for op in self.graph.get_operations()
-                      if op.op_def.needs_runtime and op.type not in CONTROL_FLOW_OPS and
-                      not (op.type == "VarHandleOp" and "eager_variable" in op.attrs)})
-        raise NotImplementedError(
-            f"Cannot compute a higher-order gradient through the tf.function {self.name}: its ops "
-            f"{', '.join(ops) or '(none)'} need the graph runtime, so its gradient was computed by a compiled "
-            f"backward function that cannot be differentiated again. Move those ops (e.g. random ops: pass "
-            f"the random values in as arguments) out of the function, or differentiate it eagerly.")
-
-    def __repr__(self):
-        args = ", ".join(f"{p.name.split(':')[0]}: {TensorSpec(p.shape, p.dtype)!r}" for p in self.graph.inputs)
-        outs = ", ".join(repr(TensorSpec(t.shape, t.dtype)) for t in self.graph.outputs)
-        return f"<ConcreteFunction ({args}) -> {outs} at {hex(id(self)).upper().replace('0X', '0x')}>"
-
-
-class _GradientInfo:
-    """The gradient graph of a concrete function: d(outputs)/d(inputs and captured variables).
-
-    It is built inside the function's graph, with a placeholder per output
-    gradient. The forward tensors it consumes are ``saved``: a taped forward run
-    fetches them too, so the backward run is fed with them and never recomputes
-    (or repeats the side effects of) the forward pass.
-    """
-
-    def __init__(self, concrete):
-        graph = concrete.graph
-        self.float_outputs = [i for i, y in enumerate(graph.outputs) if y.dtype.is_floating]
-        sources = list(graph.inputs) + [graph.variable_handle(v) for v in concrete.variables]
-        self.grad_ys, self.grads, self.saved = build_gradient_graph(
-            graph, [graph.outputs[i] for i in self.float_outputs], sources)
-        fetch = [g for g in self.grads if g is not None]
-        self.plan = compile_plan(fetch, [], self.saved + self.grad_ys)
-
-
-
-
-def _replay_summary(ops, seen=None):
-    """``(replayable, has a control-flow gradient op, has variants)`` over ``ops`` and their sub-graphs."""
-    seen = set() if seen is None else seen
-    replayable, while_grad, variants = True, False, False
-    for op in ops:
-        if any(t.dtype == dtypes.variant for t in op.outputs):
-            variants = True
-        if op.type in CONTROL_FLOW_OPS:
-            while_grad = while_grad or op.type == "WhileGrad" or bool(op.attrs.get("_gradient"))
-            for value in op.attrs.values():
-                graph = getattr(value, "graph", None)
-                if graph is None or not hasattr(value, "plan") or id(graph) in seen:
-                    continue
-                seen.add(id(graph))
-                r, w, v = _replay_summary(graph.get_operations(), seen)
-                replayable, while_grad, variants = replayable and r, while_grad or w, variants or v
-            continue
-        if op.op_def.needs_runtime and not (op.type == "VarHandleOp" and "eager_variable" in op.attrs):
-            replayable = False
-    return replayable, while_grad, variants
-
-
-def _feed_value(t):
-    """What a plan input is fed: the array of a tensor, the variable object itself for a resource input."""
-    if type(t) is EagerTensor:
-        return t.numpy()
-    if type(t) is _Variable:
-        return t
-    return t.numpy() if isinstance(t, EagerTensor) else np.asarray(t)
-
-
-def _fast_key(args):
-    key = []
-    for a in args:
-        if type(a) is not EagerTensor:
-            return None
-        value = a._value
-        key.append((value.dtype, value.shape))
-    return tuple(key)
-
-
-def _fill_none(structure, outputs):
-    it = iter(outputs)
-    return [None if leaf is None else next(it) for leaf in nest.flatten(structure)]
-
-
-def _flat_tensor_args(structure, variables=True):
-    """The tensor leaves of the arguments, in order (NumPy arrays become tensors), and each variable
-    argument once (the graph has one resource input per distinct variable; see ``_trace_key``).
-    ``variables=False``: a graph that captured its variable arguments (a seam tracer's) is fed none."""
-    out, seen = [], set()
-    for x in nest.flatten(structure):
-        if isinstance(x, np.ndarray):
-            out.append(convert_to_tensor(x))
-        elif isinstance(x, Tensor):
-            out.append(x)
-        elif variables and _is_variable_argument(x) and id(x) not in seen:  # one resource input per variable
-            seen.add(id(x))
-            out.append(x)
-    return out
+    def decorate(fn):
+        return Function(fn, input_signature=input_signature, autograph=autograph,
+                        reduce_retracing=reduce_retracing, jit_compile=jit_compile)
+    return decorate if func is None else decorate(func)
 
 
 # --------------------------------------------------------------------------------------
@@ -725,10 +369,6 @@ class Function:
         return f"<engine.function {self._name}>"
 
 
-def _created_variables(concrete):
-    return getattr(concrete.graph, "created_variables", ())
-
-
 class FunctionTracer:
     """The reference tracer, the ``tracer`` seam's: TF 2.21's trace keys, and tracing on placeholders.
 
@@ -784,6 +424,319 @@ _TRACER_SEAM = seams.declare(
         "kwargs) -> hashable on every call and trace(args, kwargs) -> ConcreteFunction on a new key. Inside "
         "`engine.seams.using(tracer=MyTracer)` every tf.function call uses MyTracer. See the docstring of "
         "engine/eager/function.py.")
+
+
+# --------------------------------------------------------------------------------------
+# ConcreteFunction: one traced graph, and calling it
+# --------------------------------------------------------------------------------------
+class ConcreteFunction:
+    """One traced graph of a ``tf.function``, for one input signature."""
+
+    def __init__(self, graph, structured_input_signature=None, structured_outputs=None, name=None):
+        """``graph``: a traced ``FuncGraph`` (``inputs`` fed in order, ``outputs`` fetched);
+        ``structured_outputs``: what a call returns (default: ``graph.structured_outputs``);
+        ``structured_input_signature``: ``(args, kwargs)`` specs of the trace; ``name``: as TF's
+        ``__inference_<function>_<n>``."""
+        self.graph = graph
+        self.structured_input_signature = structured_input_signature
+        if structured_outputs is None:
+            structured_outputs = getattr(graph, "structured_outputs", None)
+        self.structured_outputs = structured_outputs
+        self.name = name or f"__inference_{getattr(graph, 'name', 'function')}_{next(_function_ids)}"
+        self._plan = None
+        self._plan_options = None
+        self._plan_with_intermediates = None
+        self._gradient = None
+        # a single tensor returned: the call can skip packing the output structure
+        self._single_output = isinstance(structured_outputs, Tensor) and len(graph.outputs) == 1
+
+    @property
+    def inputs(self):
+        return list(self.graph.inputs)
+
+    @property
+    def outputs(self):
+        return list(self.graph.outputs)
+
+    @property
+    def variables(self):
+        return tuple(getattr(self.graph, "captured_variables", ()))
+
+    @property
+    def trainable_variables(self):
+        return tuple(v for v in self.variables if v.trainable)
+
+    # --- calling ---------------------------------------------------------------------------
+    def __call__(self, *args, **kwargs):
+        """Call with arguments matching ``structured_input_signature`` (checked)."""
+        flat = _flat_tensor_args((args, kwargs), variables=self._takes_variables())
+        if len(flat) != len(self.graph.inputs):
+            raise TypeError(f"{self.name} expected {len(self.graph.inputs)} tensor arguments, got {len(flat)}.")
+        for i, (value, placeholder) in enumerate(zip(flat, self.graph.inputs)):
+            if type(value) is _Variable and placeholder.dtype == dtypes.resource:
+                continue  # a variable argument: any variable may be passed (its dtype/shape were traced)
+            if value.dtype != placeholder.dtype:
+                raise InvalidArgumentError(
+                    None, None, f"cannot compute {self.name} as input #{i}(zero-based) was expected to be a "
+                                f"{placeholder.dtype.runtime_name} tensor but is a {value.dtype.runtime_name} tensor "
+                                f"[Op:{self.name}]")
+            if not placeholder.shape.is_compatible_with(value.shape):
+                raise InvalidArgumentError(
+                    None, None, f"{self.name}: input #{i} must have shape {placeholder.shape} but has shape "
+                                f"{value.shape} [Op:{self.name}]")
+        return self._call_flat(flat)
+
+    def _call_flat(self, tensors):
+        if ctx.graph is not None:  # called while tracing another function (or building a graph): inline
+            return nest.pack_sequence_as(self.structured_outputs,
+                                         _fill_none(self.structured_outputs, self._inline(ctx.graph, tensors)))
+        graph = self.graph
+        if self._plan is not None and self._plan_options != config_optimizer.options_key():
+            self._plan = self._plan_with_intermediates = None  # optimizer options changed: recompile
+        if not ctx.tapes and self._plan is not None and self._single_output:  # the fast path: run the plan
+            device = ctx.device or default_device()
+            values = self._plan([_feed_value(t) for t in tensors])
+            return EagerTensor(values[0] if device.backend == "numpy" else device.put(values[0]), device)
+        if ctx.tapes and self._should_replay():
+            # Nested tapes (higher-order gradients) or forward-mode accumulators: run the graph's ops one
+            # by one, eagerly, so every tape records each op and can differentiate the gradient
+            # computations of the inner tapes (and every accumulator pushes its tangents through them).
+            outputs = self._replay_eagerly(tensors)
+            return nest.pack_sequence_as(self.structured_outputs, _fill_none(self.structured_outputs, outputs))
+        variables = self.variables
+        record = bool(ctx.tapes) and (any(t.dtype.is_floating for t in tensors) or bool(variables))
+        arrays = [_feed_value(t) for t in tensors]
+        n_out = len(graph.outputs)
+        if record:
+            for tape in ctx.tapes:
+                for v in variables:
+                    tape.variable_accessed(v)
+                for v in tensors:
+                    if type(v) is _Variable:   # variable arguments are read through their resource inputs
+                        tape.variable_accessed(v)
+            gradient = self._gradient_functions()
+            if self._plan_with_intermediates is None:
+                self._plan_with_intermediates = compile_plan(graph.outputs + gradient.saved, graph.stateful_ops,
+                                                             graph.inputs)
+            values = self._plan_with_intermediates(arrays)
+            saved = values[n_out:]
+            values = values[:n_out]
+        else:
+            if self._plan is None:
+                self._plan = compile_plan(graph.outputs, graph.stateful_ops, graph.inputs)
+                self._plan_options = config_optimizer.options_key()
+            values = self._plan(arrays)
+        device = ctx.device or default_device()
+        outputs = [EagerTensor(device.put(v) if device.backend != "numpy" else v, device) for v in values]
+        if record:
+            inputs = list(tensors) + list(variables)
+            record_operation(self.name, inputs, outputs,
+                             lambda *grads: self._backward(saved, inputs, outputs, grads))
+        return nest.pack_sequence_as(self.structured_outputs, _fill_none(self.structured_outputs, outputs))
+
+    def _takes_variables(self):
+        """Are variable arguments inputs (resource placeholders) of the graph, or captured by it?"""
+        takes = self.__dict__.get("_variable_inputs")
+        if takes is None:
+            takes = self._variable_inputs = any(p.dtype == dtypes.resource for p in self.graph.inputs)
+        return takes
+
+    def _should_replay(self):
+        """Run the call op by op (see :meth:`_replay_eagerly`) instead of as one recorded op?
+
+        Yes under nested tapes and under forward accumulators, when the graph can be replayed; and
+        under any tape when the graph holds a control-flow gradient op (``WhileGrad``, a cond's gradient
+        ``If``: a gradient computed inside the function): those have no graph gradient, but their eager
+        replay is differentiable.
+        """
+        tapes = ctx.tapes
+        accumulators = any(getattr(t, "_is_forward_accumulator", False) for t in tapes)
+        if not (len(tapes) >= 2 or accumulators or self._replay_info()[1]):
+            return False
+        replayable, _, variants = self._replay_info()
+        # Forward accumulators carry no tangents through variant (TensorList) values: such graphs
+        # keep the one-op path, whose JVP is derived from the compiled backward function.
+        return replayable and not (accumulators and variants)
+
+    def _replayable(self):
+        """Can the graph be re-run op by op eagerly? (Not with ops that need a Session-like runtime.)"""
+        return self._replay_info()[0]
+
+    def _replay_info(self):
+        """``(replayable, has a control-flow gradient op, has variants)`` for this graph and its sub-graphs."""
+        info = getattr(self, "_replay_summary", None)
+        if info is None:
+            info = self._replay_summary = _replay_summary(self.graph.get_operations())
+        return info
+
+    def _replay_eagerly(self, tensors):
+        """Execute the traced ops eagerly, in order, through the dispatcher (so tapes record each one)."""
+        graph = self.graph
+        values = {p._id: t for p, t in zip(graph.inputs, tensors)}
+        return replay_ops(graph, values, graph.outputs, list(graph.stateful_ops))
+
+    def _inline(self, graph, tensors):
+        """Copy this function's ops into ``graph``, wired to ``tensors``; return the copied outputs.
+
+        TF also inlines function calls into the caller's graph before running it.
+        """
+        mapping = {p._id: t if isinstance(t, Tensor) else
+                   graph.variable_handle(t) if type(t) is _Variable else convert_to_tensor(t)   # a variable: its handle
+                   for p, t in zip(self.graph.inputs, tensors)}
+        op_mapping = {}
+        with graph.name_scope(self.name.replace("__inference_", "")):
+            for op in self.graph.get_operations():
+                if op.type == "Placeholder" and op.outputs[0]._id in mapping:
+                    continue
+                if any(t._id not in mapping for t in op.inputs):
+                    continue  # a gradient op of this function that the forward call does not need
+                controls = [op_mapping[c] for c in op.control_inputs if c in op_mapping]
+                with graph.control_dependencies(controls):
+                    result = graph.create_op_from_def(op.op_def, [mapping[t._id] for t in op.inputs], op.attrs,
+                                                      name=op.name.split("/")[-1])
+                new_op = result if not isinstance(result, (list, Tensor)) else \
+                    (result[0].op if isinstance(result, list) and result else getattr(result, "op", None))
+                if new_op is not None:
+                    op_mapping[op] = new_op
+                    for old, new in zip(op.outputs, new_op.outputs):
+                        mapping[old._id] = new
+        return [mapping[t._id] for t in self.graph.outputs]
+
+    # --- gradients ----------------------------------------------------------------------------
+    def _gradient_functions(self):
+        """Build, once, the gradient graph of this function and what it needs from the forward run."""
+        if self._gradient is None:
+            self._gradient = _GradientInfo(self)
+        return self._gradient
+
+    def _backward(self, saved, inputs, outputs, output_grads):
+        info = self._gradient_functions()
+        feeds = [np.asarray(v) if not isinstance(v, EagerTensor) else v.numpy() for v in saved]
+        for i in info.float_outputs:
+            y, g = outputs[i], output_grads[i]
+            feeds.append(np.zeros(y.shape.as_list(), y.dtype.as_numpy_dtype) if g is None else g.numpy())
+        values = iter(info.plan(feeds))
+        device = ctx.device or default_device()
+        grads = []
+        for g in info.grads:
+            grads.append(None if g is None else EagerTensor(next(values), device))
+        if ctx.tapes:
+            # An outer tape is recording this backward pass (a higher-order gradient of a function that
+            # could not be replayed op by op). The compiled backward is opaque to it: record it as one
+            # op of the forward inputs whose own gradient raises, so the result is an error, never a
+            # silently missing gradient. (Not of the output gradients: the backward is linear in them, and
+            # ForwardAccumulator's double-VJP probe of this function must still see it as opaque.)
+            record_operation(f"{self.name}_backward", list(inputs), [g for g in grads if g is not None],
+                             lambda *_: self._no_higher_order())
+        return grads
+
+    def _no_higher_order(self):
+        ops = sorted({op.type for op in self.graph.get_operations()
+                      if op.op_def.needs_runtime and op.type not in CONTROL_FLOW_OPS and
+                      not (op.type == "VarHandleOp" and "eager_variable" in op.attrs)})
+        raise NotImplementedError(
+            f"Cannot compute a higher-order gradient through the tf.function {self.name}: its ops "
+            f"{', '.join(ops) or '(none)'} need the graph runtime, so its gradient was computed by a compiled "
+            f"backward function that cannot be differentiated again. Move those ops (e.g. random ops: pass "
+            f"the random values in as arguments) out of the function, or differentiate it eagerly.")
+
+    def __repr__(self):
+        args = ", ".join(f"{p.name.split(':')[0]}: {TensorSpec(p.shape, p.dtype)!r}" for p in self.graph.inputs)
+        outs = ", ".join(repr(TensorSpec(t.shape, t.dtype)) for t in self.graph.outputs)
+        return f"<ConcreteFunction ({args}) -> {outs} at {hex(id(self)).upper().replace('0X', '0x')}>"
+
+
+class _GradientInfo:
+    """The gradient graph of a concrete function: d(outputs)/d(inputs and captured variables).
+
+    It is built inside the function's graph, with a placeholder per output
+    gradient. The forward tensors it consumes are ``saved``: a taped forward run
+    fetches them too, so the backward run is fed with them and never recomputes
+    (or repeats the side effects of) the forward pass.
+    """
+
+    def __init__(self, concrete):
+        graph = concrete.graph
+        self.float_outputs = [i for i, y in enumerate(graph.outputs) if y.dtype.is_floating]
+        sources = list(graph.inputs) + [graph.variable_handle(v) for v in concrete.variables]
+        self.grad_ys, self.grads, self.saved = build_gradient_graph(
+            graph, [graph.outputs[i] for i in self.float_outputs], sources)
+        fetch = [g for g in self.grads if g is not None]
+        self.plan = compile_plan(fetch, [], self.saved + self.grad_ys)
+
+
+# --------------------------------------------------------------------------------------
+# Trace keys: which calls share a trace (TF's rules)
+# --------------------------------------------------------------------------------------
+def _is_tensor_like(x):
+    return isinstance(x, (Tensor, np.ndarray)) and not hasattr(x, "_is_variable")
+
+
+def _leaf_key(x, relaxed=None):
+    if isinstance(x, TensorSpec):
+        return ("T", x.dtype, x.shape)
+    if isinstance(x, Tensor):
+        return ("T", x.dtype, x.shape if relaxed is None else relaxed)
+    if isinstance(x, np.ndarray):
+        return ("T", dtypes.as_dtype(x.dtype), TensorShape(x.shape) if relaxed is None else relaxed)
+    if _is_variable_argument(x):
+        return ("V", x.dtype, x.shape)   # by dtype and shape, as TF 2.21 (aliasing: see _trace_key)
+    if hasattr(x, "_is_variable"):
+        return ("V", id(x))
+    if x is None or isinstance(x, (bool, int, float, str, bytes, np.generic)):
+        return ("P", x)
+    return ("O", id(x))
+
+
+def _to_signature_dtype(value, dtype):
+    """A Python value or NumPy array bound to an ``input_signature`` spec: converted to the spec's
+    dtype, as TF does (``[1, 2]`` and a float64 array both become float32 for a float32 spec)."""
+    try:
+        array = np.asarray(value)
+        if array.dtype.kind in "biuf" and dtype.is_numpy_compatible and (dtype.is_floating or dtype.is_integer
+                                                                        or dtype == dtypes.bool):
+            if array.dtype.kind == "f" and dtype.is_integer:
+                return convert_to_tensor(value, dtype_hint=dtype)   # no silent float -> int truncation
+            return convert_to_tensor(array.astype(dtype.as_numpy_dtype))
+    except (TypeError, ValueError, AttributeError):
+        pass
+    return convert_to_tensor(value, dtype_hint=dtype)
+
+
+def _is_variable_argument(x):
+    """A plain eager ``tf.Variable``: passed to a traced function as a resource input, like a tensor.
+
+    (Distributed variables and graph-mode variables are still captured, keyed by identity.)"""
+    return type(x) is _Variable and x._graph is None
+
+
+def _trace_key(args, kwargs):
+    """A hashable description of the arguments that decides whether a trace can be reused.
+
+    Variables count by dtype and shape, plus which positions hold the *same* variable:
+    ``f(a, a)`` and ``f(a, b)`` need different graphs, ``f(a, b)`` and ``f(b, a)`` do not."""
+    flat = nest.flatten((args, kwargs))
+    leaves, first_seen = [], {}
+    for i, x in enumerate(flat):
+        key = _leaf_key(x)
+        if key[0] == "V" and len(key) == 3:
+            key = key + (first_seen.setdefault(id(x), i),)
+        leaves.append(key)
+    return _structure_signature((args, kwargs)), tuple(leaves)
+
+
+def _structure_signature(x):
+    if isinstance(x, dict):
+        return ("dict", tuple((k, _structure_signature(x[k])) for k in sorted(x)))
+    if isinstance(x, (list, tuple)):
+        return (type(x).__name__, tuple(_structure_signature(v) for v in x))
+    return "."
+
+
+def _skeleton(key):
+    """The key with tensor shapes forgotten: calls that differ only in shapes share a skeleton."""
+    structure, leaves = key
+    return structure, tuple((k[0], k[1]) if k[0] == "T" else k for k in leaves)
 
 
 def _compatible(traced_key, key):
@@ -857,14 +810,70 @@ def _named_specs(specs_args, names):
     return nest.pack_sequence_as(specs_args, named) if nest.is_nested(specs_args) else named
 
 
-def function(func=None, input_signature=None, autograph=True, jit_compile=None, reduce_retracing=False,
-             experimental_implements=None, experimental_autograph_options=None, experimental_attributes=None,
-             experimental_relax_shapes=None, experimental_compile=None, experimental_follow_type_hints=None):
-    """``tf.function``: as a decorator (with or without arguments) or called on a function."""
-    if experimental_relax_shapes:
-        reduce_retracing = True
+def _fast_key(args):
+    key = []
+    for a in args:
+        if type(a) is not EagerTensor:
+            return None
+        value = a._value
+        key.append((value.dtype, value.shape))
+    return tuple(key)
 
-    def decorate(fn):
-        return Function(fn, input_signature=input_signature, autograph=autograph,
-                        reduce_retracing=reduce_retracing, jit_compile=jit_compile)
-    return decorate if func is None else decorate(func)
+
+# --------------------------------------------------------------------------------------
+# Calling helpers
+# --------------------------------------------------------------------------------------
+def _replay_summary(ops, seen=None):
+    """``(replayable, has a control-flow gradient op, has variants)`` over ``ops`` and their sub-graphs."""
+    seen = set() if seen is None else seen
+    replayable, while_grad, variants = True, False, False
+    for op in ops:
+        if any(t.dtype == dtypes.variant for t in op.outputs):
+            variants = True
+        if op.type in CONTROL_FLOW_OPS:
+            while_grad = while_grad or op.type == "WhileGrad" or bool(op.attrs.get("_gradient"))
+            for value in op.attrs.values():
+                graph = getattr(value, "graph", None)
+                if graph is None or not hasattr(value, "plan") or id(graph) in seen:
+                    continue
+                seen.add(id(graph))
+                r, w, v = _replay_summary(graph.get_operations(), seen)
+                replayable, while_grad, variants = replayable and r, while_grad or w, variants or v
+            continue
+        if op.op_def.needs_runtime and not (op.type == "VarHandleOp" and "eager_variable" in op.attrs):
+            replayable = False
+    return replayable, while_grad, variants
+
+
+def _feed_value(t):
+    """What a plan input is fed: the array of a tensor, the variable object itself for a resource input."""
+    if type(t) is EagerTensor:
+        return t.numpy()
+    if type(t) is _Variable:
+        return t
+    return t.numpy() if isinstance(t, EagerTensor) else np.asarray(t)
+
+
+def _fill_none(structure, outputs):
+    it = iter(outputs)
+    return [None if leaf is None else next(it) for leaf in nest.flatten(structure)]
+
+
+def _flat_tensor_args(structure, variables=True):
+    """The tensor leaves of the arguments, in order (NumPy arrays become tensors), and each variable
+    argument once (the graph has one resource input per distinct variable; see ``_trace_key``).
+    ``variables=False``: a graph that captured its variable arguments (a seam tracer's) is fed none."""
+    out, seen = [], set()
+    for x in nest.flatten(structure):
+        if isinstance(x, np.ndarray):
+            out.append(convert_to_tensor(x))
+        elif isinstance(x, Tensor):
+            out.append(x)
+        elif variables and _is_variable_argument(x) and id(x) not in seen:  # one resource input per variable
+            seen.add(id(x))
+            out.append(x)
+    return out
+
+
+def _created_variables(concrete):
+    return getattr(concrete.graph, "created_variables", ())
