@@ -24,12 +24,14 @@ class _Context(threading.local):
         self.variable_watchers = []  # sets collecting variables read (custom_gradient)
         self.sessions = []           # TF1: the sessions made default by ``with sess.as_default()``, innermost last
         if not _eager_enabled[0]:    # TF1 mode (disable_eager_execution): new threads build graphs too
-            from .graph import get_default_graph
-            self.graph = get_default_graph()
+            self.graph = _default_graph[0]()
 
 
 # ``tf.compat.v1.disable_eager_execution`` flips this for the whole process.
 _eager_enabled = [True]
+# The process's default graph (``tf.compat.v1.get_default_graph``): ``graph.py`` installs it, being built on
+# this module. TF1 mode gives it to every new thread as the graph it builds.
+_default_graph = [None]
 
 ctx = _Context()
 

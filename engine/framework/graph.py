@@ -19,6 +19,7 @@ import threading
 import numpy as np
 
 from . import dtypes as _dtypes
+from . import context as _context
 from .context import _eager_enabled, ctx, get_default_session
 from .registry import InferenceContext, get_op
 from .tensor import EagerTensor, Tensor, _next_id
@@ -343,14 +344,7 @@ class Graph:
         with self.control_dependencies([assign]):
             return self.read_variable(variable)
 
-    # --- serialization -------------------------------------------------------------------------
-    def as_graph_def(self, from_version=None, add_shapes=False, freeze_variables=False):
-        """This graph as a ``GraphDef``: plain data that ``import_graph_def`` rebuilds (``graph_io.py``).
-
-        ``freeze_variables=True`` (an engine extension) stores eager variables as constants.
-        """
-        from .graph_io import graph_to_graph_def
-        return graph_to_graph_def(self, freeze_variables=freeze_variables)
+    # (``as_graph_def``, the graph as a ``GraphDef``, is ``graph_io.py``'s: it builds on this module.)
 
     # --- queries ---------------------------------------------------------------------------
     def get_operations(self):
@@ -487,6 +481,9 @@ def reset_default_graph():
     _global_default_graph[0] = Graph()
     if not _eager_enabled[0]:
         ctx.graph = _global_default_graph[0]
+
+
+_context._default_graph[0] = get_default_graph   # TF1 mode: new threads build this graph
 
 
 # --- static values ------------------------------------------------------------------------------

@@ -526,6 +526,17 @@ def graph_to_graph_def(graph, freeze_variables=False):
     return GraphDef(nodes, library=library.library())
 
 
+def _as_graph_def(self, from_version=None, add_shapes=False, freeze_variables=False):
+    """This graph as a ``GraphDef``: plain data that ``import_graph_def`` rebuilds.
+
+    ``freeze_variables=True`` (an engine extension) stores eager variables as constants.
+    """
+    return graph_to_graph_def(self, freeze_variables=freeze_variables)
+
+
+Graph.as_graph_def = _as_graph_def   # TF's ``Graph.as_graph_def``: serialization lives in this module
+
+
 def _eager_variable(op):
     return op.attrs.get("eager_variable") if op.type == "VarHandleOp" else None
 
