@@ -1,4 +1,5 @@
 """``tf.config``: devices and runtime options."""
+from .tracing import function as _function
 from .framework.device import (LogicalDevice, LogicalDeviceConfiguration, PhysicalDevice,  # noqa: F401
                                get_logical_device_configuration, list_logical_devices, list_physical_devices,
                                set_logical_device_configuration)
@@ -24,13 +25,11 @@ def get_soft_device_placement():
 def run_functions_eagerly(run_eagerly):
     """Debugging switch: every ``tf.function`` call runs its Python function eagerly (no tracing, no
     graph), so ``print`` and ``pdb`` work inside. Turn it off again for speed."""
-    from .eager import function as _function
     _function.set_run_eagerly(bool(run_eagerly))
 
 
 def functions_run_eagerly():
     """Whether :func:`run_functions_eagerly` is on."""
-    from .eager import function as _function
     return _function.RUN_EAGERLY
 
 

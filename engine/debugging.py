@@ -9,6 +9,7 @@ import numpy as np
 
 from .framework.context import ctx
 from .framework.errors import InvalidArgumentError
+from .framework.graph import control_dependencies
 from .framework.tensor import convert_to_tensor
 from .ops import array_ops, math_ops, reduction_ops
 from .ops.control_flow_ops import Assert
@@ -89,7 +90,6 @@ def check_numerics(tensor, message, name=None):
     x = convert_to_tensor(tensor)
     finite = reduction_ops.reduce_all(math_ops.is_finite(x))
     if ctx.graph is not None:
-        from .framework.graph import control_dependencies
         check = Assert(finite, [x], name=name)
         with control_dependencies([check]):
             return array_ops.identity(x)

@@ -7,15 +7,15 @@ engine is checked this way in ``tests/``.
 """
 import numpy as np
 
+from .eager.tape import GradientTape
 from .framework.backend import gpu_count
 from .framework.tensor import constant, convert_to_tensor
+from .ops import array_ops
 
 __all__ = ["compute_gradient", "is_gpu_available", "is_built_with_cuda", "gpu_device_name"]
 
 
 def _jacobian_rows(f, xs):
-    from .eager.tape import GradientTape
-    from .ops import array_ops
     y = f(*xs)
     y = convert_to_tensor(y)
     n_y = max(y.shape.num_elements(), 0)

@@ -18,11 +18,20 @@ Read in this order: ``dataset_ops.py`` (the model and the public methods),
 ``prefetch.py`` (the thread), ``iterator_ops.py``, and ``graph_ops.py``
 (datasets inside ``tf.function``: ``reduce``, AutoGraph's ``for`` loops,
 ``iter``/``next`` in graphs).
+
+The modules import downward only: ``structure``, ``functions``,
+``iterator_ops``, ``graph_ops`` and ``options`` know nothing of ``Dataset``;
+``dataset_ops`` defines it on top of them; the node modules (``sources``,
+``transforms``, ``padding``, ``nested``, ``prefetch``, ``extras``) subclass it
+and register, with ``dataset_ops.implements``, the node each method builds.
+Importing them here is what fills that table.
 """
-from . import experimental  # noqa: F401
 from .dataset_ops import AUTOTUNE, INFINITE_CARDINALITY, UNKNOWN_CARDINALITY, Dataset  # noqa: F401
+from . import sources, transforms, padding, nested, prefetch, extras  # noqa: F401  (register Dataset's nodes)
+from . import experimental  # noqa: F401
 from .iterator_ops import NumpyIterator, Optional, OwnedIterator  # noqa: F401
-from .extras import DatasetSpec, Options  # noqa: F401
+from .extras import DatasetSpec  # noqa: F401
+from .options import Options  # noqa: F401
 from . import graph_ops as _graph_ops  # noqa: F401  (registers ReduceDataset, AnonymousIteratorV3, IteratorGetNext)
 
 Iterator = OwnedIterator

@@ -33,10 +33,26 @@ validated but ``map`` runs sequentially (``prefetch`` is the one real source of
 parallelism); ``cache(filename)`` supports only the in-memory cache; datasets
 must be built from host values (eager tensors, NumPy, Python data), not from
 tensors traced inside a ``tf.function``.
+
+Imports go one way: the modules that define the pipeline nodes
+(``sources.py``, ``transforms.py``, ``padding.py``, ``nested.py``,
+``prefetch.py``, ``extras.py``) subclass ``Dataset``, so they import this
+module, and this module imports none of them. Each node registers what it
+implements (``@implements("map")`` on ``_MapDataset``) and ``Dataset.map``
+looks it up when it is called, as an op finds its kernel by name in the op
+registry. What this module does use directly (the public iterators,
+``graph_ops``, ``Options``) does not depend on ``Dataset``.
 """
+import numpy as np
+
 from ..framework import dtypes
+from ..framework.context import ctx, executing_eagerly
 from ..framework.errors import InvalidArgumentError
+from ..framework.tensor import constant
 from . import structure
+from .graph_ops import GraphIterator, dataset_for_stmt, reduce_dataset
+from .iterator_ops import NumpyIterator, OwnedIterator
+from .options import Options
 
 __all__ = ["Dataset", "AUTOTUNE", "INFINITE_CARDINALITY", "UNKNOWN_CARDINALITY"]
 
@@ -46,6 +62,27 @@ INFINITE_CARDINALITY = -1
 """``cardinality()`` of a dataset that never ends (``repeat()``)."""
 UNKNOWN_CARDINALITY = -2
 """``cardinality()`` when the length cannot be known without iterating (``filter``)."""
+
+_IMPLEMENTATIONS = {}
+"""Dataset method name -> the node class (or function) that builds its result, filled by ``implements``:
+
+* ``sources.py``: ``from_tensor_slices``, ``from_tensors``, ``range``, ``from_generator``;
+* ``transforms.py``: ``zip``, ``map``, ``filter``, ``batch``, ``unbatch``, ``shuffle``, ``repeat``, ``take``,
+  ``skip``, ``concatenate``, ``cache``;
+* ``padding.py``: ``padded_batch``; ``prefetch.py``: ``prefetch``;
+* ``nested.py``: ``interleave`` (and ``flat_map``), ``group_by_window``, ``bucket_by_sequence_length``;
+* ``extras.py``: ``window``, ``scan``, ``unique``, ``take_while``, ``ignore_errors``, ``with_options``,
+  ``choose_from_datasets``, ``sample_from_datasets``.
+"""
+
+
+def implements(method):
+    """Class or function decorator, used by the modules that define the nodes: the decorated object builds
+    what ``Dataset.<method>`` returns (``@implements("map") class _MapDataset(_UnaryDataset)``)."""
+    def register(builder):
+        _IMPLEMENTATIONS[method] = builder
+        return builder
+    return register
 
 
 class Dataset:
@@ -72,14 +109,12 @@ class Dataset:
         ``from_tensor_slices((x, y))`` yields ``(x[i], y[i])``; every leaf must have
         the same first dimension. Lists are tensors, tuples and dicts are structure.
         """
-        from .sources import _TensorSliceDataset
-        return _TensorSliceDataset(tensors)
+        return _IMPLEMENTATIONS["from_tensor_slices"](tensors)
 
     @staticmethod
     def from_tensors(tensors, name=None):
         """A dataset of exactly one element: ``tensors`` itself."""
-        from .sources import _TensorDataset
-        return _TensorDataset(tensors)
+        return _IMPLEMENTATIONS["from_tensors"](tensors)
 
     @staticmethod
     def range(*args, output_type=dtypes.int64, name=None):
@@ -87,8 +122,7 @@ class Dataset:
 
         ``output_type`` picks another dtype (``tf.int32``, ``tf.float32``...).
         """
-        from .sources import _RangeDataset
-        return _RangeDataset(*args, output_type=output_type)
+        return _IMPLEMENTATIONS["range"](*args, output_type=output_type)
 
     @staticmethod
     def from_generator(generator, output_types=None, output_shapes=None, args=None, output_signature=None,
@@ -99,11 +133,9 @@ class Dataset:
         ``output_types`` (+ ``output_shapes``). ``args`` are converted to tensors and
         passed to the generator as NumPy values. See ``sources._GeneratorDataset``.
         """
-        from .sources import _GeneratorDataset, generator_signature
         if not callable(generator):
             raise TypeError("`generator` must be a Python callable.")
-        return _GeneratorDataset(generator, generator_signature(output_types, output_shapes, output_signature),
-                                 args)
+        return _IMPLEMENTATIONS["from_generator"](generator, output_types, output_shapes, output_signature, args)
 
     @staticmethod
     def zip(*args, datasets=None, name=None):
@@ -112,14 +144,13 @@ class Dataset:
         Any nest of datasets (tuples, dicts) is allowed; the result stops with the
         shortest input.
         """
-        from .transforms import _ZipDataset
         if datasets is None:
             if not args:
                 raise TypeError("Must pass at least one dataset to `zip`.")
             datasets = args[0] if len(args) == 1 else tuple(args)
         elif args:
             raise TypeError("Both `*args` and `datasets` cannot be set.")
-        return _ZipDataset(datasets)
+        return _IMPLEMENTATIONS["zip"](datasets)
 
     # ------------------------------------------------------------------------------------------
     # Transformations
@@ -131,14 +162,12 @@ class Dataset:
         (an int or ``tf.data.AUTOTUNE``) and ``deterministic`` are accepted; the engine
         maps sequentially, so the order is always deterministic.
         """
-        from .transforms import _MapDataset
         _check_parallelism(num_parallel_calls)
-        return _MapDataset(self, map_func)
+        return _IMPLEMENTATIONS["map"](self, map_func)
 
     def filter(self, predicate, name=None):
         """Keep the elements for which ``predicate`` (traced once) returns a scalar ``tf.bool`` True."""
-        from .transforms import _FilterDataset
-        return _FilterDataset(self, predicate)
+        return _IMPLEMENTATIONS["filter"](self, predicate)
 
     def batch(self, batch_size, drop_remainder=False, num_parallel_calls=None, deterministic=None, name=None):
         """Stack ``batch_size`` consecutive elements into one; the last batch may be smaller.
@@ -146,9 +175,8 @@ class Dataset:
         With ``drop_remainder=True`` the short last batch is dropped, so the batch
         dimension is static (``element_spec`` shows it instead of ``None``).
         """
-        from .transforms import _BatchDataset
         _check_parallelism(num_parallel_calls, "ParallelBatchDataset")
-        return _BatchDataset(self, batch_size, drop_remainder)
+        return _IMPLEMENTATIONS["batch"](self, batch_size, drop_remainder)
 
     def padded_batch(self, batch_size, padded_shapes=None, padding_values=None, drop_remainder=False, name=None):
         """Batch elements of different shapes, padding each component at the end (see ``padding.py``).
@@ -157,8 +185,7 @@ class Dataset:
         largest in the batch; the default for every unknown dimension).
         ``padding_values``: per component, a scalar (default 0, ``False``, ``b""``).
         """
-        from .padding import _PaddedBatchDataset
-        return _PaddedBatchDataset(self, batch_size, padded_shapes, padding_values, drop_remainder)
+        return _IMPLEMENTATIONS["padded_batch"](self, batch_size, padded_shapes, padding_values, drop_remainder)
 
     def interleave(self, map_func, cycle_length=None, block_length=None, num_parallel_calls=None,
                    deterministic=None, name=None):
@@ -169,29 +196,25 @@ class Dataset:
         TF traces it). ``num_parallel_calls`` is validated; the engine interleaves
         sequentially, so the order is always the deterministic one.
         """
-        from .nested import _InterleaveDataset
         _check_parallelism(num_parallel_calls, "ParallelInterleaveDatasetV4")
-        return _InterleaveDataset(self, map_func, cycle_length, block_length)
+        return _IMPLEMENTATIONS["interleave"](self, map_func, cycle_length, block_length)
 
     def group_by_window(self, key_func, reduce_func, window_size=None, window_size_func=None, name=None):
         """Group elements by ``key_func`` (an int64 scalar) into windows, each reduced by ``reduce_func(key, window)``
         to a dataset whose elements are produced (see ``nested.py``)."""
-        from .nested import group_by_window
-        return group_by_window(self, key_func, reduce_func, window_size, window_size_func)
+        return _IMPLEMENTATIONS["group_by_window"](self, key_func, reduce_func, window_size, window_size_func)
 
     def bucket_by_sequence_length(self, element_length_func, bucket_boundaries, bucket_batch_sizes,
                                   padded_shapes=None, padding_values=None, pad_to_bucket_boundary=False,
                                   no_padding=False, drop_remainder=False, name=None):
         """Batch elements of similar length together: ``group_by_window`` by length bucket + ``padded_batch``."""
-        from .nested import bucket_by_sequence_length
-        return bucket_by_sequence_length(self, element_length_func, bucket_boundaries, bucket_batch_sizes,
-                                         padded_shapes, padding_values, pad_to_bucket_boundary, no_padding,
-                                         drop_remainder)
+        return _IMPLEMENTATIONS["bucket_by_sequence_length"](
+            self, element_length_func, bucket_boundaries, bucket_batch_sizes, padded_shapes, padding_values,
+            pad_to_bucket_boundary, no_padding, drop_remainder)
 
     def unbatch(self, name=None):
         """The inverse of ``batch``: split every element along its first dimension."""
-        from .transforms import _UnbatchDataset
-        return _UnbatchDataset(self)
+        return _IMPLEMENTATIONS["unbatch"](self)
 
     def shuffle(self, buffer_size, seed=None, reshuffle_each_iteration=True, name=None):
         """Randomly shuffle with a buffer of ``buffer_size`` elements (see ``_ShuffleDataset``).
@@ -200,95 +223,76 @@ class Dataset:
         ``buffer_size=1`` changes nothing. With ``reshuffle_each_iteration`` every
         epoch (every ``iter``) gets a new order. Seeds follow ``tf.random``'s rules.
         """
-        from .transforms import _ShuffleDataset
-        return _ShuffleDataset(self, buffer_size, seed, reshuffle_each_iteration)
+        return _IMPLEMENTATIONS["shuffle"](self, buffer_size, seed, reshuffle_each_iteration)
 
     def repeat(self, count=None):
         """Repeat the dataset ``count`` times (``None`` or ``-1``: forever)."""
-        from .transforms import _RepeatDataset
-        return _RepeatDataset(self, count)
+        return _IMPLEMENTATIONS["repeat"](self, count)
 
     def take(self, count, name=None):
         """At most the first ``count`` elements (``-1``: all)."""
-        from .transforms import _TakeDataset
-        return _TakeDataset(self, count)
+        return _IMPLEMENTATIONS["take"](self, count)
 
     def skip(self, count, name=None):
         """All but the first ``count`` elements (``-1``: skip everything)."""
-        from .transforms import _SkipDataset
-        return _SkipDataset(self, count)
+        return _IMPLEMENTATIONS["skip"](self, count)
 
     def prefetch(self, buffer_size, name=None):
         """Produce up to ``buffer_size`` elements ahead, in a background thread (see ``prefetch.py``)."""
-        from .prefetch import _PrefetchDataset
-        return _PrefetchDataset(self, buffer_size)
+        return _IMPLEMENTATIONS["prefetch"](self, buffer_size)
 
     def cache(self, filename="", name=None):
         """Remember the elements of the first complete pass; later passes replay them from memory."""
-        from .transforms import CacheDataset
-        return CacheDataset(self, filename)
+        return _IMPLEMENTATIONS["cache"](self, filename)
 
     def enumerate(self, start=0, name=None):
         """Pair every element with its int64 index: ``(start, e0), (start + 1, e1), ...``.
 
         Implemented as TF does: ``zip((range(start, max_int64), self))``.
         """
-        import numpy as np
-        from .sources import _RangeDataset
-        from .transforms import _ZipDataset
-        return _ZipDataset((_RangeDataset(start, np.iinfo(np.int64).max), self))
+        return Dataset.zip((Dataset.range(start, np.iinfo(np.int64).max), self))
 
     def concatenate(self, dataset, name=None):
         """The elements of this dataset followed by those of ``dataset`` (same structure and dtypes)."""
-        from .transforms import _ConcatenateDataset
-        return _ConcatenateDataset(self, dataset)
+        return _IMPLEMENTATIONS["concatenate"](self, dataset)
 
     def flat_map(self, map_func, name=None):
         """Map each element to a dataset and produce their elements in turn (``interleave`` with one open
         dataset; ``map_func`` is called eagerly, see ``nested.py``)."""
-        from .nested import _InterleaveDataset
-        return _InterleaveDataset(self, map_func, 1, 1)
+        return _IMPLEMENTATIONS["interleave"](self, map_func, 1, 1)
 
     def window(self, size, shift=None, stride=1, drop_remainder=False, name=None):
         """Windows of ``size`` elements (every ``stride``-th), one every ``shift`` elements; each window is a
         nest of datasets (see ``extras.py``): ``ds.window(3).flat_map(lambda w: w.batch(3))``."""
-        from .extras import _WindowDataset
-        return _WindowDataset(self, size, shift, stride, drop_remainder)
+        return _IMPLEMENTATIONS["window"](self, size, shift, stride, drop_remainder)
 
     def scan(self, initial_state, scan_func, name=None):
         """A running state: ``scan_func(state, element) -> (new_state, output)`` (traced once)."""
-        from .extras import _ScanDataset
-        return _ScanDataset(self, initial_state, scan_func)
+        return _IMPLEMENTATIONS["scan"](self, initial_state, scan_func)
 
     def unique(self, name=None):
         """Drop elements seen before (scalar int32/int64/string elements)."""
-        from .extras import _UniqueDataset
-        return _UniqueDataset(self)
+        return _IMPLEMENTATIONS["unique"](self)
 
     def take_while(self, predicate, name=None):
         """Stop at the first element for which ``predicate`` (traced once) is False."""
-        from .extras import _TakeWhileDataset
-        return _TakeWhileDataset(self, predicate)
+        return _IMPLEMENTATIONS["take_while"](self, predicate)
 
     def rebatch(self, batch_size, drop_remainder=False, name=None):
         """Re-cut batched elements into batches of ``batch_size`` (``unbatch().batch(batch_size)``, as TF
         does for a scalar ``batch_size``)."""
-        from .transforms import _BatchDataset, _UnbatchDataset
-        return _BatchDataset(_UnbatchDataset(self), batch_size, drop_remainder)
+        return self.unbatch().batch(batch_size, drop_remainder)
 
     def ignore_errors(self, log_warning=False, name=None):
         """Skip the elements whose computation raises (e.g. ``tf.debugging.check_numerics`` in a ``map``)."""
-        from .extras import _IgnoreErrorsDataset
-        return _IgnoreErrorsDataset(self, log_warning)
+        return _IMPLEMENTATIONS["ignore_errors"](self, log_warning)
 
     def with_options(self, options, name=None):
         """Attach ``tf.data.Options`` (merged with the inputs'); accepted, without effect (see ``extras.py``)."""
-        from .extras import _OptionsDataset
-        return _OptionsDataset(self, options)
+        return _IMPLEMENTATIONS["with_options"](self, options)
 
     def options(self):
         """The ``tf.data.Options`` of this pipeline (those set by ``with_options`` upstream, merged)."""
-        from .extras import Options
         merged = Options()
         for d in self._inputs():
             merged = merged.merge(d.options())
@@ -297,15 +301,14 @@ class Dataset:
     @staticmethod
     def choose_from_datasets(datasets, choice_dataset, stop_on_empty_dataset=True):
         """Element ``i`` comes from ``datasets[choice_i]`` (``choice_dataset``: scalar int64 indices)."""
-        from .extras import choose_from_datasets
-        return choose_from_datasets(datasets, choice_dataset, stop_on_empty_dataset)
+        return _IMPLEMENTATIONS["choose_from_datasets"](datasets, choice_dataset, stop_on_empty_dataset)
 
     @staticmethod
     def sample_from_datasets(datasets, weights=None, seed=None, stop_on_empty_dataset=False,
                              rerandomize_each_iteration=None):
         """Each element from a randomly chosen dataset, with probabilities ``weights`` (seeded; see ``extras.py``)."""
-        from .extras import sample_from_datasets
-        return sample_from_datasets(datasets, weights, seed, stop_on_empty_dataset, rerandomize_each_iteration)
+        return _IMPLEMENTATIONS["sample_from_datasets"](datasets, weights, seed, stop_on_empty_dataset,
+                                                        rerandomize_each_iteration)
 
     def apply(self, transformation_func):
         """``transformation_func(self)``: for reusable pipeline pieces."""
@@ -321,7 +324,6 @@ class Dataset:
         relaxes them to ``None``) and runs as the ``ReduceDataset`` op, eagerly or
         inside a ``tf.function`` (see ``graph_ops.py``).
         """
-        from .graph_ops import reduce_dataset
         return reduce_dataset(self, initial_state, reduce_func)
 
     # ------------------------------------------------------------------------------------------
@@ -334,19 +336,14 @@ class Dataset:
         (``graph_ops.GraphIterator``): its ``next()`` adds an ``IteratorGetNext``
         node that reads the element when the function *runs*.
         """
-        from ..framework.context import ctx
         if ctx.graph is not None:
-            from .graph_ops import GraphIterator
             return GraphIterator(self)
-        from .iterator_ops import OwnedIterator
         return OwnedIterator(self)
 
     def as_numpy_iterator(self):
         """Iterate with NumPy values instead of tensors (a nest of arrays / NumPy scalars)."""
-        from ..framework.context import executing_eagerly
         if not executing_eagerly():
             raise RuntimeError("`tf.data.Dataset.as_numpy_iterator()` is only supported in eager mode.")
-        from .iterator_ops import NumpyIterator
         return NumpyIterator(self)
 
     @property
@@ -357,7 +354,6 @@ class Dataset:
     def cardinality(self):
         """The number of elements as an int64 scalar tensor, or ``INFINITE_CARDINALITY`` (-1) /
         ``UNKNOWN_CARDINALITY`` (-2)."""
-        from ..framework.tensor import constant
         return constant(self._cardinality(), dtypes.int64)
 
     def __len__(self):
@@ -418,7 +414,6 @@ class Dataset:
     # ------------------------------------------------------------------------------------------
     def _autograph_for_stmt(self, extra_test, body, get_state, set_state, symbol_names=(), opts=None):
         """The ``for x in dataset:`` protocol for AutoGraph (see ``graph_ops.dataset_for_stmt``)."""
-        from .graph_ops import dataset_for_stmt
         return dataset_for_stmt(self, extra_test, body, get_state, set_state, symbol_names, opts)
 
 

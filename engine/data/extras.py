@@ -1,5 +1,5 @@
 """More transformations: ``window`` (+ ``flat_map``), ``choose_from_datasets``, ``sample_from_datasets``,
-``scan``, ``unique``, ``take_while``, ``rebatch``, ``ignore_errors``, and ``tf.data.Options``.
+``scan``, ``unique``, ``take_while``, ``rebatch``, ``ignore_errors``, and ``with_options``.
 
 ``window(size, shift, stride, drop_remainder)``
     Each element is a *dataset* (one per component of the input element, in
@@ -29,7 +29,7 @@
 ``options()``, with TF's attribute names, but **no option changes what the
 engine does** (it has no graph rewrites, maps sequentially, and its one
 thread is ``prefetch``'s). ``deterministic=False`` in particular does not
-reorder anything.
+reorder anything. ``Options`` itself is in ``options.py``.
 """
 import collections
 
@@ -38,11 +38,13 @@ import numpy as np
 from ..framework import dtypes
 from ..framework.errors import InvalidArgumentError, OpError, OutOfRangeError
 from ..framework.tensor_spec import TensorSpec
+from ..ops.random_ops import get_seed
 from ..util import nest
 from . import structure
-from .dataset_ops import INFINITE_CARDINALITY as INF, UNKNOWN_CARDINALITY as UNKNOWN, Dataset
+from .dataset_ops import INFINITE_CARDINALITY as INF, UNKNOWN_CARDINALITY as UNKNOWN, Dataset, implements
 from .functions import StructuredFunction
 from .nested import InMemoryDataset
+from .options import Options
 
 __all__ = ["DatasetSpec", "Options"]
 
@@ -71,6 +73,7 @@ class DatasetSpec:
 # --------------------------------------------------------------------------------------
 # window
 # --------------------------------------------------------------------------------------
+@implements("window")
 class _WindowDataset(Dataset):
     def __init__(self, input_dataset, size, shift, stride, drop_remainder):
         self._input = input_dataset
@@ -228,7 +231,6 @@ class _IndexSelector:
 
 class _RandomSelector:
     def __init__(self, weights, seed, n):
-        from ..ops.random_ops import get_seed
         w = np.full(n, 1.0 / n) if weights is None else np.asarray(
             weights.numpy() if hasattr(weights, "numpy") else weights, dtype=np.float64)
         if w.shape != (n,):
@@ -253,10 +255,12 @@ class _RandomSelector:
         return _Next()
 
 
+@implements("choose_from_datasets")
 def choose_from_datasets(datasets, choice_dataset, stop_on_empty_dataset=True):
     return _DirectedInterleaveDataset(datasets, _IndexSelector(choice_dataset), stop_on_empty_dataset)
 
 
+@implements("sample_from_datasets")
 def sample_from_datasets(datasets, weights=None, seed=None, stop_on_empty_dataset=False,
                          rerandomize_each_iteration=None):
     datasets = list(datasets)
@@ -266,6 +270,7 @@ def sample_from_datasets(datasets, weights=None, seed=None, stop_on_empty_datase
 # --------------------------------------------------------------------------------------
 # scan / unique / take_while / rebatch / ignore_errors
 # --------------------------------------------------------------------------------------
+@implements("scan")
 class _ScanDataset(Dataset):
     def __init__(self, input_dataset, initial_state, scan_func):
         self._input = input_dataset
@@ -310,6 +315,7 @@ class _ScanIterator:
         return out[self._ds._n_state:]
 
 
+@implements("unique")
 class _UniqueDataset(Dataset):
     def __init__(self, input_dataset):
         spec = input_dataset.element_spec
@@ -341,6 +347,7 @@ class _UniqueDataset(Dataset):
         return _It()
 
 
+@implements("take_while")
 class _TakeWhileDataset(Dataset):
     def __init__(self, input_dataset, predicate):
         self._function = StructuredFunction(predicate, input_dataset.element_spec, "Dataset.take_while")
@@ -372,6 +379,7 @@ class _TakeWhileDataset(Dataset):
         return _It()
 
 
+@implements("ignore_errors")
 class _IgnoreErrorsDataset(Dataset):
     def __init__(self, input_dataset, log_warning):
         self._input = input_dataset
@@ -402,87 +410,9 @@ class _IgnoreErrorsDataset(Dataset):
 
 
 # --------------------------------------------------------------------------------------
-# Options
+# with_options (tf.data.Options itself is in options.py)
 # --------------------------------------------------------------------------------------
-class _OptionsGroup:
-    """A group of options with a fixed set of attribute names (TF refuses unknown ones)."""
-
-    _names = ()
-
-    def __init__(self):
-        for name in self._names:
-            object.__setattr__(self, name, None)
-
-    def __setattr__(self, name, value):
-        if name not in self._names:
-            raise AttributeError(f"Cannot set the property {name} on {type(self).__name__}.")
-        object.__setattr__(self, name, value)
-
-    def _merge(self, other):
-        for name in self._names:
-            mine, theirs = getattr(self, name), getattr(other, name)
-            if isinstance(mine, _OptionsGroup):
-                mine._merge(theirs)
-            elif theirs is not None:
-                object.__setattr__(self, name, theirs)
-
-    def __repr__(self):
-        return f"{type(self).__name__}({', '.join(f'{n}={getattr(self, n)!r}' for n in self._names)})"
-
-
-class OptimizationOptions(_OptionsGroup):
-    _names = ("apply_default_optimizations", "filter_fusion", "filter_parallelization", "inject_prefetch",
-              "map_and_batch_fusion", "map_and_filter_fusion", "map_fusion", "map_parallelization",
-              "noop_elimination", "parallel_batch", "seq_interleave_prefetch", "shuffle_and_repeat_fusion")
-
-
-class ThreadingOptions(_OptionsGroup):
-    _names = ("max_intra_op_parallelism", "private_threadpool_size")
-
-
-class AutotuneOptions(_OptionsGroup):
-    _names = ("autotune_algorithm", "cpu_budget", "enabled", "initial_parallelism", "min_parallelism",
-              "ram_budget")
-
-
-class DistributeOptions(_OptionsGroup):
-    _names = ("auto_shard_policy", "num_devices")
-
-
-class Options(_OptionsGroup):
-    """``tf.data.Options``: accepted, merged and returned by ``options()``; none changes the engine's behaviour.
-
-    Unknown attributes raise ``AttributeError("Cannot set the property bogus on Options.")`` as in TF.
-    """
-
-    _names = ("autotune", "deterministic", "experimental_deterministic", "experimental_distribute",
-              "experimental_external_state_policy", "experimental_optimization", "experimental_slack",
-              "experimental_symbolic_checkpoint", "experimental_threading", "experimental_warm_start",
-              "framework_type", "threading", "dataset_name")
-
-    def __init__(self):
-        super().__init__()
-        object.__setattr__(self, "autotune", AutotuneOptions())
-        object.__setattr__(self, "experimental_distribute", DistributeOptions())
-        object.__setattr__(self, "experimental_optimization", OptimizationOptions())
-        threading = ThreadingOptions()
-        object.__setattr__(self, "threading", threading)
-        object.__setattr__(self, "experimental_threading", threading)
-
-    def __setattr__(self, name, value):
-        if name == "experimental_deterministic":
-            name = "deterministic"
-        super().__setattr__(name, value)
-        if name == "deterministic":
-            object.__setattr__(self, "experimental_deterministic", value)
-
-    def merge(self, options):
-        merged = Options()
-        merged._merge(self)
-        merged._merge(options)
-        return merged
-
-
+@implements("with_options")
 class _OptionsDataset(Dataset):
     def __init__(self, input_dataset, options):
         if not isinstance(options, Options):

@@ -21,7 +21,7 @@ Argument convention (TF's): a *tuple* element is unpacked into positional
 arguments, ``map(lambda x, y: ...)``; any other element (a tensor, a dict, a
 namedtuple) is passed as one argument.
 """
-from ..eager.function import Function
+from ..tracing.function import Function
 from ..framework.executor import compile_plan
 from ..framework.tensor_spec import TensorSpec
 from ..util import nest

@@ -52,6 +52,7 @@ meaningfully. Gradients do not flow through ``ReduceDataset`` (as in TF).
 """
 import numpy as np
 
+from .. import autograph
 from ..eager.execute import execute
 from ..framework import dtypes
 from ..framework.context import ctx
@@ -270,7 +271,6 @@ def _loop(dataset, state_structure, state_tensors, step, keep_going, name):
 
 def reduce_dataset(dataset, initial_state, reduce_func):
     """``Dataset.reduce``: ``state = reduce_func(state, element)`` for every element; returns the final state."""
-    from .. import autograph
     func = autograph.to_graph(reduce_func)
     if ctx.graph is None:
         with host_scope():

@@ -7,6 +7,9 @@ sees: eager tensors on the host CPU packed as ``element_spec``
 ``for x, y in dataset:`` is exactly ``it = iter(dataset)`` then ``next(it)``
 until ``StopIteration``; Keras' ``fit`` consumes datasets the same way.
 """
+from ..framework.errors import InvalidArgumentError, OutOfRangeError
+from ..framework.tensor import constant
+from ..util import nest
 from . import structure
 
 __all__ = ["OwnedIterator", "NumpyIterator", "Optional"]
@@ -26,8 +29,6 @@ class Optional:
 
     @staticmethod
     def from_value(value):
-        from ..util import nest
-        from . import structure
         return Optional(value, structure.spec_of(nest.map_structure(lambda x: x, value)), True)
 
     @staticmethod
@@ -39,12 +40,10 @@ class Optional:
         return self._element_spec
 
     def has_value(self, name=None):
-        from ..framework.tensor import constant
         return constant(self._has_value)
 
     def get_value(self, name=None):
         if not self._has_value:
-            from ..framework.errors import InvalidArgumentError
             raise InvalidArgumentError(None, None, "The given optional does not have a value. [Op:OptionalGetValue]")
         return self._value
 
@@ -75,7 +74,6 @@ class OwnedIterator:
 
     def get_next(self):
         """Like ``next(it)``, but the end of the data raises ``tf.errors.OutOfRangeError`` (TF's API)."""
-        from ..framework.errors import OutOfRangeError
         try:
             return self.__next__()
         except StopIteration:

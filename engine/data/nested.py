@@ -37,13 +37,15 @@ import os
 import numpy as np
 
 from ..framework import dtypes
+from ..framework.errors import InvalidArgumentError
 from ..framework.tensor import convert_to_tensor
 from ..framework.tensor_shape import TensorShape
 from ..framework.tensor_spec import TensorSpec
 from ..util import nest
 from . import structure
-from .dataset_ops import AUTOTUNE, UNKNOWN_CARDINALITY, Dataset
+from .dataset_ops import AUTOTUNE, UNKNOWN_CARDINALITY, Dataset, implements
 from .functions import StructuredFunction, host_scope
+from .iterator_ops import _close
 from .padding import _as_shape, _map_up_to
 
 __all__ = ["_InterleaveDataset", "_GroupByWindowDataset", "bucket_by_sequence_length"]
@@ -76,6 +78,7 @@ def _zeros_like_spec(spec):
 # --------------------------------------------------------------------------------------
 # interleave
 # --------------------------------------------------------------------------------------
+@implements("interleave")
 class _InterleaveDataset(Dataset):
     """``interleave(map_func, cycle_length, block_length)``; see the module docstring."""
 
@@ -109,7 +112,6 @@ class _InterleaveDataset(Dataset):
         except StopIteration:
             first = _zeros_like_spec(spec)
         finally:
-            from .iterator_ops import _close
             _close(iterator)
         return self._open(first).element_spec
 
@@ -276,6 +278,7 @@ class _GroupByWindowIterator:
                 self._flush(key)
 
 
+@implements("group_by_window")
 def group_by_window(dataset, key_func, reduce_func, window_size=None, window_size_func=None):
     """The public ``Dataset.group_by_window``: trace ``key_func``/``window_size_func``, check the arguments."""
     if (window_size is not None) == (window_size_func is not None):
@@ -291,7 +294,6 @@ def group_by_window(dataset, key_func, reduce_func, window_size=None, window_siz
     if window_size is not None:
         size = structure.as_int64(window_size, "window_size")
         if size <= 0:
-            from ..framework.errors import InvalidArgumentError
             raise InvalidArgumentError(None, None, "Window size must be greater than zero, but got "
                                                    f"{size}. [Op:GroupByWindowDataset]")
 
@@ -306,6 +308,7 @@ def group_by_window(dataset, key_func, reduce_func, window_size=None, window_siz
     return _GroupByWindowDataset(dataset, key_fn, reduce_func, window_size_fn)
 
 
+@implements("bucket_by_sequence_length")
 def bucket_by_sequence_length(dataset, element_length_func, bucket_boundaries, bucket_batch_sizes,
                               padded_shapes=None, padding_values=None, pad_to_bucket_boundary=False,
                               no_padding=False, drop_remainder=False):
@@ -343,7 +346,6 @@ def bucket_by_sequence_length(dataset, element_length_func, bucket_boundaries, b
         filler = None
         if pad_to_bucket_boundary:
             if bucket_id >= len(batch_sizes) - 1 and len(window._elements):
-                from ..framework.errors import InvalidArgumentError
                 raise InvalidArgumentError(None, None, "assertion failed: [When pad_to_bucket_boundary=True, "
                                                        "elements must have length < max(bucket_boundaries).]")
             filler = boundaries[min(bucket_id, len(boundaries) - 1)] - 1

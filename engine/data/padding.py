@@ -19,13 +19,13 @@ dataset is built (``ValueError``).
 import numpy as np
 
 from ..framework import dtypes
-from ..framework.errors import DataLossError
+from ..framework.errors import DataLossError, InvalidArgumentError
 from ..framework.tensor import Tensor
 from ..framework.tensor_shape import TensorShape
 from ..framework.tensor_spec import TensorSpec
 from ..util import nest
 from . import structure
-from .dataset_ops import Dataset
+from .dataset_ops import Dataset, implements
 
 __all__ = ["_PaddedBatchDataset"]
 
@@ -77,6 +77,7 @@ def _map_up_to(spec, fn, *values):
     return type(spec)(*out) if hasattr(spec, "_fields") else tuple(out)
 
 
+@implements("padded_batch")
 class _PaddedBatchDataset(Dataset):
     """``padded_batch(batch_size, padded_shapes, padding_values, drop_remainder)``; see the module docstring."""
 
@@ -84,7 +85,6 @@ class _PaddedBatchDataset(Dataset):
         self._input = input_dataset
         batch_size = structure.as_int64(batch_size, "batch_size")
         if batch_size <= 0:
-            from ..framework.errors import InvalidArgumentError
             raise InvalidArgumentError(None, None, "Batch size must be greater than zero. [Op:PaddedBatchDatasetV2]")
         self._batch_size = batch_size
         self._drop_remainder = bool(drop_remainder)

@@ -34,7 +34,7 @@ import weakref
 
 from ..framework.errors import InvalidArgumentError
 from . import structure
-from .dataset_ops import AUTOTUNE
+from .dataset_ops import AUTOTUNE, implements
 from .transforms import _UnaryDataset
 
 __all__ = ["_PrefetchDataset", "AUTOTUNE_BUFFER_SIZE", "THREAD_NAME_PREFIX"]
@@ -47,6 +47,7 @@ _ELEMENT, _ERROR, _END = "element", "error", "end"
 _thread_ids = itertools.count(1)
 
 
+@implements("prefetch")
 class _PrefetchDataset(_UnaryDataset):
     """``prefetch(buffer_size)``: same elements, produced ahead in a thread."""
 

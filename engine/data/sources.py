@@ -21,7 +21,7 @@ from ..framework.tensor_shape import TensorShape
 from ..framework.tensor_spec import TensorSpec
 from ..util import nest
 from . import structure
-from .dataset_ops import INFINITE_CARDINALITY, Dataset
+from .dataset_ops import INFINITE_CARDINALITY, Dataset, implements
 
 __all__ = ["_TensorSliceDataset", "_TensorDataset", "_RangeDataset", "_GeneratorDataset", "generator_signature"]
 
@@ -38,6 +38,7 @@ def _host_arrays(tensors):
     return arrays
 
 
+@implements("from_tensor_slices")
 class _TensorSliceDataset(Dataset):
     """``from_tensor_slices``: row ``i`` of every component."""
 
@@ -96,6 +97,7 @@ class _SliceIterator:
         return tuple(a[i:j] for a in self._arrays)
 
 
+@implements("from_tensors")
 class _TensorDataset(Dataset):
     """``from_tensors``: the whole value, once."""
 
@@ -114,6 +116,7 @@ class _TensorDataset(Dataset):
         return "TensorDataset"
 
 
+@implements("range")
 class _RangeDataset(Dataset):
     """``range(start, stop, step)``: scalars of ``output_type`` (int64 by default)."""
 
@@ -305,6 +308,12 @@ def generator_signature(output_types, output_shapes, output_signature):
         shapes = _flatten_shapes_up_to(output_types, output_shapes)
     specs = [TensorSpec(TensorShape(s), dtypes.as_dtype(t)) for t, s in zip(flat_types, shapes)]
     return nest.pack_sequence_as(output_types, specs) if nest.is_nested(output_types) else specs[0]
+
+
+@implements("from_generator")
+def _from_generator(generator, output_types, output_shapes, output_signature, args):
+    """``Dataset.from_generator``: the element spec from the arguments, then the dataset."""
+    return _GeneratorDataset(generator, generator_signature(output_types, output_shapes, output_signature), args)
 
 
 def _flatten_shapes_up_to(types, shapes):

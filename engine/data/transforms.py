@@ -17,9 +17,10 @@ import numpy as np
 from ..framework import dtypes
 from ..framework.errors import InvalidArgumentError
 from ..framework.tensor_spec import TensorSpec
+from ..ops.random_ops import get_seed
 from ..util import nest
 from . import structure
-from .dataset_ops import INFINITE_CARDINALITY as INF, UNKNOWN_CARDINALITY as UNKNOWN, Dataset
+from .dataset_ops import INFINITE_CARDINALITY as INF, UNKNOWN_CARDINALITY as UNKNOWN, Dataset, implements
 from .functions import StructuredFunction
 
 __all__ = ["_MapDataset", "_FilterDataset", "_BatchDataset", "_UnbatchDataset", "_ShuffleDataset",
@@ -45,6 +46,7 @@ class _UnaryDataset(Dataset):
 # --------------------------------------------------------------------------------------
 # map / filter
 # --------------------------------------------------------------------------------------
+@implements("map")
 class _MapDataset(_UnaryDataset):
     """``map(f)``: ``f`` traced once; its compiled plan runs per element."""
 
@@ -69,6 +71,7 @@ class _MapIterator:
         return self._fn(next(self._input))
 
 
+@implements("filter")
 class _FilterDataset(_UnaryDataset):
     """``filter(predicate)``: pulls input elements until one passes."""
 
@@ -106,6 +109,7 @@ class _FilterIterator:
 # --------------------------------------------------------------------------------------
 # batch / unbatch
 # --------------------------------------------------------------------------------------
+@implements("batch")
 class _BatchDataset(_UnaryDataset):
     """``batch(n, drop_remainder)``: stack ``n`` consecutive elements."""
 
@@ -155,6 +159,7 @@ class _BatchIterator:
         return structure.batch_components(elements)
 
 
+@implements("unbatch")
 class _UnbatchDataset(_UnaryDataset):
     """``unbatch()``: one element per row of each input element."""
 
@@ -192,6 +197,7 @@ class _UnbatchIterator:
 # --------------------------------------------------------------------------------------
 # shuffle
 # --------------------------------------------------------------------------------------
+@implements("shuffle")
 class _ShuffleDataset(_UnaryDataset):
     """``shuffle(buffer_size, seed, reshuffle_each_iteration)``.
 
@@ -217,7 +223,6 @@ class _ShuffleDataset(_UnaryDataset):
     """
 
     def __init__(self, input_dataset, buffer_size, seed, reshuffle_each_iteration):
-        from ..ops.random_ops import get_seed
         super().__init__(input_dataset)
         if buffer_size is None:
             raise ValueError("Attempt to convert a value (None) with an unsupported type (<class 'NoneType'>) "
@@ -286,6 +291,7 @@ class _ShuffleIterator:
 # --------------------------------------------------------------------------------------
 # repeat / take / skip
 # --------------------------------------------------------------------------------------
+@implements("repeat")
 class _RepeatDataset(_UnaryDataset):
     """``repeat(count)``: a new input iterator (a new epoch) each time the previous one ends."""
 
@@ -331,6 +337,7 @@ class _RepeatIterator:
         raise StopIteration
 
 
+@implements("take")
 class _TakeDataset(_UnaryDataset):
     """``take(count)``: stop after ``count`` elements (``-1``: never)."""
 
@@ -367,6 +374,7 @@ class _TakeIterator:
         return element
 
 
+@implements("skip")
 class _SkipDataset(_UnaryDataset):
     """``skip(count)``: drop the first ``count`` elements (``-1``: all of them)."""
 
@@ -421,6 +429,7 @@ def _check_zip_input(datasets):
                         f"`tf.data.Dataset` objects but encountered object of type {type(datasets)}.")
 
 
+@implements("zip")
 class _ZipDataset(Dataset):
     """``zip(datasets)``: one element from each input, packed like the nest of datasets."""
 
@@ -460,6 +469,7 @@ class _ZipIterator:
         return out
 
 
+@implements("concatenate")
 class _ConcatenateDataset(Dataset):
     """``a.concatenate(b)``: all of ``a``, then all of ``b``; shapes relax to what both allow."""
 
@@ -510,6 +520,7 @@ class _ConcatenateIterator:
 # --------------------------------------------------------------------------------------
 # cache
 # --------------------------------------------------------------------------------------
+@implements("cache")
 class CacheDataset(_UnaryDataset):
     """``cache()``: the first *complete* pass stores every element; later passes replay them.
 

@@ -20,6 +20,10 @@ from . import activations, backend, callbacks, datasets, initializers, layers, l
 from . import optimizers, regularizers, utils  # noqa: F401
 from .layers import Input, Layer  # noqa: F401
 from .models import Model, Sequential  # noqa: F401
+from . import serialization as _serialization
+
+# The classes a config names are found in these modules (serialization.py sits below them, so they are registered here).
+_serialization.BUILTIN_MODULES.extend((layers, models, initializers, regularizers))
 
 __all__ = ["Input", "Layer", "Model", "Sequential", "activations", "backend", "callbacks", "datasets",
            "initializers", "layers", "losses", "metrics", "models", "optimizers", "regularizers", "utils"]

@@ -16,8 +16,8 @@ whatever the suffix. Its entries:
 Loading assigns the arrays in order to a model of the same architecture, checking
 the count and every shape (``skip_mismatch=True`` skips mismatching shapes).
 
-Configs
--------
+Configs (``serialization.py``, ``models/sequential.py``, ``models/functional.py``)
+-------------------------------------------------------------------------------
 ``layer.get_config()`` is a JSON-friendly dict of constructor arguments
 (``Layer.get_config``); :func:`serialize_value` turns initializers,
 regularizers and nested layers into ``{"class_name": ..., "config": ...}``
@@ -55,6 +55,10 @@ import warnings
 import zipfile
 
 import numpy as np
+
+from . import optimizers
+from .serialization import (deserialize_keras_object, deserialize_value, serialize_keras_object,  # noqa: F401
+                            serialize_value)
 
 __all__ = ["save_weights", "load_weights", "serialize_value", "deserialize_value", "save_model", "load_model",
            "model_from_config", "serialize_keras_object", "deserialize_keras_object"]
@@ -105,208 +109,8 @@ def load_weights(model, filepath, skip_mismatch=False):
 
 
 # --------------------------------------------------------------------------------------
-# Serializing constructor arguments
+# Models from configs (the configs themselves: serialization.py, models/sequential.py and models/functional.py)
 # --------------------------------------------------------------------------------------
-def _layer_class():
-    from .layers.layer import Layer
-    return Layer
-
-
-def serialize_keras_object(obj):
-    """A layer, initializer or regularizer as ``{"module", "class_name", "config"}``."""
-    module = "keras.layers" if isinstance(obj, _layer_class()) else type(obj).__module__
-    return {"module": module, "class_name": type(obj).__name__, "config": obj.get_config()}
-
-
-def serialize_value(value):
-    """A constructor argument as JSON-friendly data (see the module docstring)."""
-    from ..framework import dtypes
-    if value is None or isinstance(value, (bool, int, float, str)):
-        return value
-    if isinstance(value, np.generic):
-        return value.item()
-    if isinstance(value, dtypes.DType):
-        return value.name
-    if isinstance(value, (list, tuple)):
-        return type(value)(serialize_value(v) for v in value)
-    if isinstance(value, dict):
-        return {k: serialize_value(v) for k, v in value.items()}
-    if hasattr(value, "get_config"):
-        return serialize_keras_object(value)
-    if callable(value):      # an activation function
-        from . import activations
-        return activations.serialize(value)
-    raise TypeError(f"Cannot serialize {value!r} of type {type(value).__name__} in a layer config.")
-
-
-_custom_objects = [{}]
-
-
-def _lookup(class_name):
-    from . import initializers, layers, models, regularizers
-    custom = _custom_objects[-1]
-    if class_name in custom:
-        return custom[class_name]
-    for module in (layers, models, initializers, regularizers):
-        cls = getattr(module, class_name, None)
-        if isinstance(cls, type):
-            return cls
-    return None
-
-
-def deserialize_keras_object(config, custom_objects=None):
-    """The object a ``{"class_name", "config"}`` dict describes (a layer, model, initializer, regularizer)."""
-    if custom_objects:
-        _custom_objects.append(dict(_custom_objects[-1], **custom_objects))
-    try:
-        cls = _lookup(config["class_name"])
-        if cls is None:
-            raise ValueError(f"Could not locate class '{config['class_name']}'. Make sure custom classes are "
-                             f"decorated with `@keras.saving.register_keras_serializable()` or passed in "
-                             f"`custom_objects`. Full object config: {config}")
-        return cls.from_config(config.get("config", {}))
-    finally:
-        if custom_objects:
-            _custom_objects.pop()
-
-
-def deserialize_value(value):
-    """The inverse of :func:`serialize_value` (lists stay lists: constructors accept them)."""
-    if isinstance(value, dict):
-        if "class_name" in value and "config" in value and value["class_name"] != "__keras_tensor__":
-            return deserialize_keras_object(value)
-        return {k: deserialize_value(v) for k, v in value.items()}
-    if isinstance(value, list):
-        return [deserialize_value(v) for v in value]
-    return value
-
-
-# --------------------------------------------------------------------------------------
-# Model configs
-# --------------------------------------------------------------------------------------
-def sequential_config(model):
-    layers = []
-    if model._input_layer is not None:
-        layers.append(serialize_keras_object(model._input_layer))
-    layers.extend(serialize_keras_object(layer) for layer in model.layers)
-    return {"name": model.name, "trainable": model.trainable, "layers": layers}
-
-
-def sequential_from_config(cls, config, custom_objects=None):
-    layers = [deserialize_keras_object(c, custom_objects) for c in config["layers"]]
-    return cls(layers=layers, name=config.get("name"), trainable=config.get("trainable", True))
-
-
-def _model_nodes(model):
-    """Each layer's nodes that belong to this model, in the layer's call order."""
-    nodes = {id(n) for depth in model._nodes_by_depth.values() for n in depth}
-    return {layer: [n for n in layer._inbound_nodes if id(n) in nodes] for layer in model.layers}
-
-
-def functional_config(model):
-    from .keras_tensor import KerasTensor
-    from ..util import nest
-    per_layer = _model_nodes(model)
-    node_index = {id(n): i for nodes in per_layer.values() for i, n in enumerate(nodes)}
-
-    def ref(t):
-        layer, index, tensor_index = t._keras_history
-        return [layer.name, node_index[id(layer._inbound_nodes[index])], tensor_index]
-
-    def encode(x):
-        if isinstance(x, KerasTensor):
-            return {"class_name": "__keras_tensor__", "config": {"shape": list(x.shape), "dtype": x.dtype.name,
-                                                                 "keras_history": ref(x)}}
-        return serialize_value(x)
-    layers = []
-    for layer in model.layers:
-        entry = serialize_keras_object(layer)
-        entry["name"] = layer.name
-        entry["inbound_nodes"] = []
-        for node in per_layer[layer]:
-            if node.is_input:
-                continue
-            args, kwargs = node.arguments
-            entry["inbound_nodes"].append({"args": [nest.map_structure(encode, a) for a in args],
-                                           "kwargs": {k: nest.map_structure(encode, v) for k, v in kwargs.items()}})
-        layers.append(entry)
-
-    def refs(struct):
-        return nest.map_structure(ref, struct) if not isinstance(struct, (list, tuple)) else [ref(t) for t in
-                                                                                            nest.flatten(struct)]
-    return {"name": model.name, "trainable": model.trainable, "layers": layers,
-            "input_layers": refs(model._inputs_struct), "output_layers": refs(model._outputs_struct)}
-
-
-def functional_from_config(cls, config, custom_objects=None):
-    """Re-create the layers, then replay their calls as soon as their inputs exist (Keras' algorithm)."""
-    from ..util import nest
-    from .models.functional import Functional
-    created, tensors, pending = {}, {}, []
-    for entry in config["layers"]:
-        layer = deserialize_keras_object({"class_name": entry["class_name"], "config": entry["config"]},
-                                         custom_objects)
-        created[entry["name"]] = layer
-        if not entry["inbound_nodes"]:     # an InputLayer: node 0 already made its tensor
-            tensors[(entry["name"], 0, 0)] = layer.output
-        pending.append([entry["name"], list(entry["inbound_nodes"]), 0 if entry["inbound_nodes"] else 1])
-
-    def is_ref(x):
-        return isinstance(x, dict) and x.get("class_name") == "__keras_tensor__"
-
-    def ready(node):
-        return all(tuple(r) in tensors for r in _refs_in(node))
-
-    def decode(x):
-        if is_ref(x):
-            return tensors[tuple(x["config"]["keras_history"])]
-        if isinstance(x, dict):
-            return {k: decode(v) for k, v in x.items()}
-        if isinstance(x, list):
-            return [decode(v) for v in x]
-        return deserialize_value(x)
-    progress = True
-    while progress and any(p[1] for p in pending):
-        progress = False
-        for item in pending:
-            name, nodes, next_index = item
-            while nodes and ready(nodes[0]):
-                node = nodes.pop(0)
-                args = [decode(a) for a in node["args"]]
-                kwargs = {k: decode(v) for k, v in node["kwargs"].items()}
-                outputs = created[name](*args, **kwargs)
-                for i, t in enumerate(nest.flatten(outputs)):
-                    tensors[(name, next_index, i)] = t
-                item[2] = next_index = next_index + 1
-                progress = True
-    if any(p[1] for p in pending):
-        raise ValueError("Cannot rebuild the functional model: some layer calls have inputs that no other layer "
-                         "produces (is the config complete?).")
-
-    def lookup(refs):
-        if refs and isinstance(refs[0], str):
-            return tensors[tuple(refs)]
-        return [tensors[tuple(r)] for r in refs]
-    inputs, outputs = lookup(config["input_layers"]), lookup(config["output_layers"])
-    if isinstance(inputs, list) and len(inputs) == 1:
-        inputs = inputs[0]
-    if isinstance(outputs, list) and len(outputs) == 1:
-        outputs = outputs[0]
-    model = Functional(inputs, outputs, name=config.get("name"))
-    model.trainable = config.get("trainable", True)
-    return model
-
-
-def _refs_in(value):
-    if isinstance(value, dict):
-        if value.get("class_name") == "__keras_tensor__":
-            return [value["config"]["keras_history"]]
-        return [r for v in value.values() for r in _refs_in(v)]
-    if isinstance(value, list):
-        return [r for v in value for r in _refs_in(v)]
-    return []
-
-
 def model_from_config(config, custom_objects=None):
     """``tf.keras.models.model_from_config``: a model (or layer) from ``{"class_name", "config"}``."""
     return deserialize_keras_object(config, custom_objects)
@@ -340,7 +144,6 @@ def _compile_config(model):
 
 
 def _recompile(model, compile_config):
-    from . import optimizers
     kwargs = dict(compile_config)
     opt = kwargs.get("optimizer")
     if isinstance(opt, dict):

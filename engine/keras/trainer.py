@@ -40,8 +40,11 @@ optimizer all-reduces the gradients (see ``losses.py`` and ``optimizers/optimize
 """
 import numpy as np
 
-from ..eager.function import Function, function
+from ..distribute.distribute_utils import distributed_step
+from ..tracing.function import Function, function
 from ..eager.tape import GradientTape
+from ..framework.func_graph import FuncGraph
+from ..framework.registry import get_op
 from ..framework.tensor import Tensor
 from ..framework.tensor_spec import TensorSpec
 from ..framework.tensor_shape import TensorShape
@@ -188,15 +191,12 @@ class Trainer:
     # --- tf.distribute: run each step on every replica (engine/distribute/distribute_utils.py) ---------
     def _distributed_train_step(self, data):
         """``train_step`` on every replica of ``self.distribute_strategy``; logs reduced over replicas."""
-        from ..distribute.distribute_utils import distributed_step
         return distributed_step(self, "train", data)
 
     def _distributed_test_step(self, data):
-        from ..distribute.distribute_utils import distributed_step
         return distributed_step(self, "test", data)
 
     def _distributed_predict_step(self, data):
-        from ..distribute.distribute_utils import distributed_step
         return distributed_step(self, "predict", data)
 
     def _step(self, kind):
@@ -248,8 +248,6 @@ class Trainer:
         layers and the metrics build their variables outside it, as they do in a trace.
         (Under a distribution strategy only the optimizer is built here.)
         """
-        from ..framework.func_graph import FuncGraph
-        from ..framework.registry import get_op
         metrics = self._compile_metrics
         if self.distribute_strategy is None and (not getattr(self, "built", False) or
                                                  (metrics is not None and not metrics.built)):

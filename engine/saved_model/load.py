@@ -31,7 +31,7 @@ import os
 
 import numpy as np
 
-from ..eager.function import ConcreteFunction
+from ..tracing.function import ConcreteFunction
 from ..framework import dtypes as _dtypes
 from ..framework.errors import NotFoundError
 from ..framework.func_graph import FuncGraph

@@ -34,7 +34,7 @@ import zipfile
 
 import numpy as np
 
-from ..eager.function import ConcreteFunction, Function
+from ..tracing.function import ConcreteFunction, Function
 from ..framework.executor import prune
 from ..framework.graph_io import FunctionLibraryBuilder, GraphDef, node_def_of
 from ..framework.tensor import Tensor

@@ -48,13 +48,16 @@ import numpy as np
 from ..framework import dtypes as _dtypes
 from ..framework.context import ctx
 from ..framework.errors import InvalidArgumentError, NotFoundError
+from ..framework.func_graph import init_scope
 from ..framework.tensor import convert_to_tensor
+from ..keras.optimizers.optimizer import Optimizer
+from ..module import Module
+from ..variables import Variable
+from .checkpoint_management import DATA_SUFFIX, INDEX_SUFFIX, latest_checkpoint, update_checkpoint_state
 
 __all__ = ["Checkpoint", "CheckpointLoadStatus", "InitializationOnlyStatus", "list_variables", "load_variable"]
 
 FORMAT = "engine-checkpoint-v1"
-INDEX_SUFFIX = ".index"
-DATA_SUFFIX = ".data-00000-of-00001"
 _VALUE_SUFFIX = "/.ATTRIBUTES/VARIABLE_VALUE"
 
 
@@ -66,15 +69,8 @@ def _is_variable(x):
 
 
 def _is_object(x):
-    """Objects that are nodes with children: modules (Keras layers too), optimizers, checkpoints."""
-    from ..module import Module
-    if isinstance(x, (Module, Checkpoint)):
-        return True
-    try:
-        from ..keras.optimizers.optimizer import Optimizer
-    except ImportError:  # pragma: no cover
-        return False
-    return isinstance(x, Optimizer)
+    """Objects that are nodes with children: modules (Keras layers too), Keras optimizers, checkpoints."""
+    return isinstance(x, (Module, Checkpoint, Optimizer))
 
 
 def _is_trackable(x):
@@ -191,7 +187,6 @@ def _load(path):
 
 
 def _resolve(ckpt_dir_or_file):
-    from .checkpoint_management import latest_checkpoint
     path = os.fspath(ckpt_dir_or_file)
     if os.path.isdir(path):
         found = latest_checkpoint(path)
@@ -231,7 +226,6 @@ def _assign(variable, value, key):
                          f"variable with shape {variable.shape} and name {variable.name}.")
     tensor = convert_to_tensor(value, dtype=variable.dtype)
     if ctx.graph is not None:  # restoring while a tf.function is traced (a deferred build): assign eagerly
-        from ..framework.func_graph import init_scope
         with init_scope():
             variable.assign(tensor)
     else:
@@ -423,8 +417,6 @@ class Checkpoint:
 
     def _maybe_create_save_counter(self):
         if self._save_counter is None:
-            from ..framework.func_graph import init_scope
-            from ..variables import Variable
             with init_scope():
                 counter = Variable(np.int64(0), trainable=False, name="save_counter")
             object.__setattr__(self, "_save_counter", counter)
@@ -437,7 +429,6 @@ class Checkpoint:
     def save(self, file_prefix, options=None):
         """Increment ``save_counter``, write ``file_prefix-<counter>``, record it in the directory's
         ``checkpoint`` file. Returns the path written."""
-        from .checkpoint_management import update_checkpoint_state
         counter = self.save_counter
         counter.assign_add(1)
         path = self.write(f"{os.fspath(file_prefix)}-{int(counter.numpy())}")

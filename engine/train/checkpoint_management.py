@@ -23,10 +23,12 @@ import os
 import re
 import time
 
-from .checkpoint import DATA_SUFFIX, INDEX_SUFFIX
-
 __all__ = ["CheckpointManager", "CheckpointState", "get_checkpoint_state", "latest_checkpoint",
            "update_checkpoint_state", "checkpoint_exists"]
+
+INDEX_SUFFIX = ".index"
+"""The files of one checkpoint ``prefix`` (written by ``checkpoint.py``, which imports this module)."""
+DATA_SUFFIX = ".data-00000-of-00001"
 
 
 class CheckpointState:

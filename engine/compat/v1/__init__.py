@@ -16,17 +16,23 @@ Build a graph with placeholders and variables, then run it in a Session::
 Names not defined here fall back to the top-level ``engine`` namespace, as most
 of ``tf.compat.v1`` mirrors ``tf``.
 """
+import sys
+
 from ... import framework as _framework  # noqa: F401
 from ...client.session import InteractiveSession, Session, get_default_session  # noqa: F401
 from ...framework import dtypes as _dtypes
-from ...framework.context import _eager_enabled, ctx
-from ...framework.graph import (Graph, GraphKeys, Operation, control_dependencies, get_default_graph,  # noqa: F401
-                                reset_default_graph)
+from ...framework.context import _eager_enabled, ctx, executing_eagerly as _executing_eagerly
+from ...framework.graph import (Graph, GraphKeys, Operation, _default_graph_stack, control_dependencies,  # noqa: F401
+                                get_default_graph, reset_default_graph)
 from ...framework.graph_gradients import gradients  # noqa: F401
 from ...framework.graph_io import GraphDef, import_graph_def  # noqa: F401
 from ...framework.registry import get_op
 from ...framework.tensor_shape import TensorShape
+from ...ops import random_ops
+from ...ops._dispatch import execute, to_tensor
 from ...variables import Variable  # noqa: F401
+from .graph_building import (global_variables, global_variables_initializer, group,  # noqa: F401
+                             initialize_all_variables, trainable_variables, variables_initializer)
 from . import graph_util, train  # noqa: F401
 
 __all__ = ["placeholder", "placeholder_with_default", "Session", "InteractiveSession", "Variable",
@@ -49,46 +55,9 @@ def placeholder(dtype, shape=None, name=None):
 
 def placeholder_with_default(input, shape, name=None):  # noqa: A002
     """Like ``placeholder`` but takes ``input``'s value when not fed."""
-    from ...ops._dispatch import execute, to_tensor
     value = to_tensor(input)
     return execute(get_op("PlaceholderWithDefault"), (value,), {"shape": TensorShape(shape)},
                    name=name or "PlaceholderWithDefault")
-
-
-def group(*inputs, name=None):
-    """One op that runs after all ``inputs`` (a ``NoOp`` with control dependencies)."""
-    from ...ops._dispatch import execute
-    graph = ctx.graph
-    if graph is None:
-        return None
-    flat = []
-    for i in inputs:
-        flat.extend(i if isinstance(i, (list, tuple)) else [i])
-    with graph.control_dependencies([i for i in flat if i is not None]):
-        return execute(get_op("NoOp"), (), {}, name=name or "group_deps")
-
-
-def variables_initializer(var_list, name="init"):
-    """An op running the initializers of ``var_list``."""
-    return group(*[v.initializer for v in var_list], name=name)
-
-
-def global_variables(scope=None):
-    graph = ctx.graph
-    return [] if graph is None else graph.get_collection(GraphKeys.GLOBAL_VARIABLES, scope)
-
-
-def trainable_variables(scope=None):
-    graph = ctx.graph
-    return [] if graph is None else graph.get_collection(GraphKeys.TRAINABLE_VARIABLES, scope)
-
-
-def global_variables_initializer():
-    """An op that initializes every variable of the default graph (run it once per Session)."""
-    return variables_initializer(global_variables(), name="init")
-
-
-initialize_all_variables = global_variables_initializer
 
 
 def assign(ref, value, validate_shape=None, use_locking=None, name=None):
@@ -105,18 +74,15 @@ def assign_sub(ref, value, use_locking=None, name=None):
 
 def set_random_seed(seed):
     """TF1's name for ``tf.random.set_seed``."""
-    from ...ops.random_ops import set_seed
-    set_seed(seed)
+    random_ops.set_seed(seed)
 
 
 def get_seed(op_seed):
-    from ...ops.random_ops import get_seed as _get_seed
-    return _get_seed(op_seed)
+    return random_ops.get_seed(op_seed)
 
 
 def executing_eagerly():
-    from ...framework.context import executing_eagerly as _ee
-    return _ee()
+    return _executing_eagerly()
 
 
 def disable_eager_execution():
@@ -128,7 +94,6 @@ def disable_eager_execution():
 
 def enable_eager_execution(config=None, device_policy=None, execution_mode=None):
     _eager_enabled[0] = True
-    from ...framework.graph import _default_graph_stack
     if ctx.graph is not None and not _default_graph_stack():
         ctx.graph = None
 
@@ -138,8 +103,9 @@ enable_v2_behavior = enable_eager_execution
 
 
 def __getattr__(name):
-    import engine
+    # The fallback to ``tf.X`` looks the name up in the top-level package, already imported (it imports this
+    # module while it initializes): a look-up at call time, not an import of the package above.
     try:
-        return getattr(engine, name)
+        return getattr(sys.modules[__name__.partition(".")[0]], name)
     except AttributeError:
         raise AttributeError(f"module 'engine.compat.v1' has no attribute '{name}'") from None

@@ -1,5 +1,9 @@
 """``tf.compat.v1.train``: TF1 optimizers that add update ops to the graph."""
+from ...eager.tape import GradientTape
 from ...framework.context import ctx
+from ...framework.graph_gradients import gradients
+from ...ops import math_ops
+from .graph_building import group, trainable_variables
 
 __all__ = ["Optimizer", "GradientDescentOptimizer"]
 
@@ -11,9 +15,7 @@ class Optimizer:
         self._name = name
 
     def compute_gradients(self, loss, var_list=None):
-        from . import gradients, trainable_variables
         if callable(loss) and ctx.graph is None:
-            from ...eager.tape import GradientTape
             with GradientTape() as tape:
                 value = loss()
             var_list = var_list if var_list is not None else tape.watched_variables()
@@ -24,7 +26,6 @@ class Optimizer:
         return list(zip(gradients(loss, var_list), var_list))
 
     def apply_gradients(self, grads_and_vars, global_step=None, name=None):
-        from . import group
         pairs = [(g, v) for g, v in grads_and_vars if g is not None]
         if not pairs:
             raise ValueError(f"No gradients provided for any variable: {[v.name for _, v in grads_and_vars]}.")
@@ -48,6 +49,5 @@ class GradientDescentOptimizer(Optimizer):
         self._learning_rate = learning_rate
 
     def _apply_dense(self, grad, var):
-        from ...ops import math_ops
         return var.assign_sub(math_ops.multiply(math_ops.cast(self._learning_rate, grad.dtype), grad),
                               read_value=False)

@@ -62,6 +62,7 @@ from ...ops import array_ops, math_ops
 from ...util import nest
 from ...variables import Variable, VariableAggregation
 from .. import backend, initializers, regularizers
+from ..serialization import deserialize_value, serialize_value
 from ..metrics import Metric
 from ..keras_tensor import KerasTensor, Node, any_symbolic, compute_output_spec
 
@@ -110,6 +111,9 @@ class Layer(Module):
             def call(self, inputs):
                 return inputs * self.w
     """
+
+    _serialized_module = "keras.layers"
+    """The ``"module"`` of every layer's (and model's) serialized config (``serialization.serialize_keras_object``)."""
 
     def __init_subclass__(cls, **kwargs):
         """Wrap a subclass's ``build`` so that ``built`` is set however ``build`` is reached, and its
@@ -495,13 +499,12 @@ class Layer(Module):
         """The constructor arguments that rebuild this layer: ``type(layer).from_config(layer.get_config())``.
 
         By default: every argument the most derived ``__init__`` received (its
-        defaults filled in), made JSON-friendly by ``saving.serialize_value``
+        defaults filled in), made JSON-friendly by ``serialization.serialize_value``
         (initializers, regularizers and nested layers become
         ``{"class_name", "config"}`` dicts, activations their names), then
         ``name``, ``trainable`` and ``dtype``. Layers add what ``__init__``
         does not show by extending this dict, as in Keras.
         """
-        from ..saving import serialize_value
         config = {}
         for key, value in (self.__dict__.get("_init_arguments") or {}).items():
             if key not in ("name", "trainable", "dtype", "self"):
@@ -514,7 +517,6 @@ class Layer(Module):
     @classmethod
     def from_config(cls, config):
         """``cls(**config)``, with serialized objects (initializers, nested layers...) rebuilt first."""
-        from ..saving import deserialize_value
         return cls(**{k: deserialize_value(v) for k, v in config.items()})
 
     def __repr__(self):

@@ -9,7 +9,7 @@ padding and cropping) a pair of pairs ``((top, bottom), (left, right))``.
 import math
 
 from ...framework.tensor import constant
-from ...ops import array_ops
+from ...ops import array_ops, linalg_ops
 from .layer import Layer
 
 __all__ = ["Flatten", "Reshape", "UpSampling2D", "ZeroPadding2D", "Cropping2D"]
@@ -115,7 +115,6 @@ class UpSampling2D(Layer):
     def _bilinear(self, inputs):
         """Bilinear resize with half-pixel centers (``tf.image.resize(method="bilinear")``, what Keras uses),
         as two matrix products with fixed interpolation matrices: ``A_h @ image @ A_w^T``."""
-        from ...ops import linalg_ops
         h, w = inputs.shape[1], inputs.shape[2]
         if h is None or w is None:
             raise NotImplementedError("UpSampling2D(interpolation='bilinear') needs a known height and width in "

@@ -18,6 +18,7 @@ from ...util import nest
 from .. import backend
 from ..keras_tensor import KerasTensor
 from ..layers.input_layer import InputLayer
+from ..serialization import deserialize_keras_object, deserialize_value, serialize_keras_object, serialize_value
 from .model import Model
 
 __all__ = ["Functional"]
@@ -142,12 +143,10 @@ class Functional(Model):
     def get_config(self):
         """The graph of layer calls in Keras 3's layout (``layers`` with ``inbound_nodes``, ``input_layers``,
         ``output_layers``); see ``saving.py``."""
-        from ..saving import functional_config
         return functional_config(self)
 
     @classmethod
     def from_config(cls, config, custom_objects=None):
-        from ..saving import functional_from_config
         return functional_from_config(cls, config, custom_objects)
 
     def call(self, inputs, training=None, mask=None):
@@ -183,3 +182,116 @@ class Functional(Model):
                 for kt, value in zip(node.output_tensors, nest.flatten(outputs)):
                     values[id(kt)] = value
         return nest.pack_sequence_as(self._outputs_struct, [values[id(kt)] for kt in self._flat_outputs])
+
+
+Model._functional_class = Functional   # ``Model(inputs, outputs)`` builds a Functional (see ``Model.__new__``)
+
+
+# --------------------------------------------------------------------------------------
+# Configs
+# --------------------------------------------------------------------------------------
+def _model_nodes(model):
+    """Each layer's nodes that belong to this model, in the layer's call order."""
+    nodes = {id(n) for depth in model._nodes_by_depth.values() for n in depth}
+    return {layer: [n for n in layer._inbound_nodes if id(n) in nodes] for layer in model.layers}
+
+
+def functional_config(model):
+    """``Functional.get_config()``: Keras 3's layout (see ``saving.py``)."""
+    per_layer = _model_nodes(model)
+    node_index = {id(n): i for nodes in per_layer.values() for i, n in enumerate(nodes)}
+
+    def ref(t):
+        layer, index, tensor_index = t._keras_history
+        return [layer.name, node_index[id(layer._inbound_nodes[index])], tensor_index]
+
+    def encode(x):
+        if isinstance(x, KerasTensor):
+            return {"class_name": "__keras_tensor__", "config": {"shape": list(x.shape), "dtype": x.dtype.name,
+                                                                 "keras_history": ref(x)}}
+        return serialize_value(x)
+    layers = []
+    for layer in model.layers:
+        entry = serialize_keras_object(layer)
+        entry["name"] = layer.name
+        entry["inbound_nodes"] = []
+        for node in per_layer[layer]:
+            if node.is_input:
+                continue
+            args, kwargs = node.arguments
+            entry["inbound_nodes"].append({"args": [nest.map_structure(encode, a) for a in args],
+                                           "kwargs": {k: nest.map_structure(encode, v) for k, v in kwargs.items()}})
+        layers.append(entry)
+
+    def refs(struct):
+        return nest.map_structure(ref, struct) if not isinstance(struct, (list, tuple)) else [ref(t) for t in
+                                                                                            nest.flatten(struct)]
+    return {"name": model.name, "trainable": model.trainable, "layers": layers,
+            "input_layers": refs(model._inputs_struct), "output_layers": refs(model._outputs_struct)}
+
+
+def functional_from_config(cls, config, custom_objects=None):
+    """Re-create the layers, then replay their calls as soon as their inputs exist (Keras' algorithm)."""
+    created, tensors, pending = {}, {}, []
+    for entry in config["layers"]:
+        layer = deserialize_keras_object({"class_name": entry["class_name"], "config": entry["config"]},
+                                         custom_objects)
+        created[entry["name"]] = layer
+        if not entry["inbound_nodes"]:     # an InputLayer: node 0 already made its tensor
+            tensors[(entry["name"], 0, 0)] = layer.output
+        pending.append([entry["name"], list(entry["inbound_nodes"]), 0 if entry["inbound_nodes"] else 1])
+
+    def is_ref(x):
+        return isinstance(x, dict) and x.get("class_name") == "__keras_tensor__"
+
+    def ready(node):
+        return all(tuple(r) in tensors for r in _refs_in(node))
+
+    def decode(x):
+        if is_ref(x):
+            return tensors[tuple(x["config"]["keras_history"])]
+        if isinstance(x, dict):
+            return {k: decode(v) for k, v in x.items()}
+        if isinstance(x, list):
+            return [decode(v) for v in x]
+        return deserialize_value(x)
+    progress = True
+    while progress and any(p[1] for p in pending):
+        progress = False
+        for item in pending:
+            name, nodes, next_index = item
+            while nodes and ready(nodes[0]):
+                node = nodes.pop(0)
+                args = [decode(a) for a in node["args"]]
+                kwargs = {k: decode(v) for k, v in node["kwargs"].items()}
+                outputs = created[name](*args, **kwargs)
+                for i, t in enumerate(nest.flatten(outputs)):
+                    tensors[(name, next_index, i)] = t
+                item[2] = next_index = next_index + 1
+                progress = True
+    if any(p[1] for p in pending):
+        raise ValueError("Cannot rebuild the functional model: some layer calls have inputs that no other layer "
+                         "produces (is the config complete?).")
+
+    def lookup(refs):
+        if refs and isinstance(refs[0], str):
+            return tensors[tuple(refs)]
+        return [tensors[tuple(r)] for r in refs]
+    inputs, outputs = lookup(config["input_layers"]), lookup(config["output_layers"])
+    if isinstance(inputs, list) and len(inputs) == 1:
+        inputs = inputs[0]
+    if isinstance(outputs, list) and len(outputs) == 1:
+        outputs = outputs[0]
+    model = Functional(inputs, outputs, name=config.get("name"))
+    model.trainable = config.get("trainable", True)
+    return model
+
+
+def _refs_in(value):
+    if isinstance(value, dict):
+        if value.get("class_name") == "__keras_tensor__":
+            return [value["config"]["keras_history"]]
+        return [r for v in value.values() for r in _refs_in(v)]
+    if isinstance(value, list):
+        return [r for v in value for r in _refs_in(v)]
+    return []

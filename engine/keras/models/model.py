@@ -28,10 +28,13 @@ def _is_functional_call(args, kwargs):
 class Model(Trainer, Layer):
     """A trainable layer. See the module docstring for the three ways to define one."""
 
+    _functional_class = None
+    """``Functional``, which ``Model(inputs, outputs)`` builds; set by ``functional.py`` (it subclasses ``Model``)."""
+
     def __new__(cls, *args, **kwargs):
         if cls is Model and _is_functional_call(args, kwargs):
-            from .functional import Functional
-            return Functional.__new__(Functional)
+            functional = Model._functional_class
+            return functional.__new__(functional)
         return super().__new__(cls)
 
     def __init__(self, *args, **kwargs):
@@ -88,9 +91,7 @@ class Model(Trainer, Layer):
         """A functional config (``layers`` + ``input_layers``) gives a functional model, as in Keras;
         otherwise ``cls(**config)`` (a subclassed model whose ``__init__`` takes its config)."""
         if "input_layers" in config and "layers" in config:
-            from ..saving import functional_from_config
-            from .functional import Functional
-            return functional_from_config(Functional, config, custom_objects)
+            return Model._functional_class.from_config(config, custom_objects)
         return super().from_config(config)
 
     def save(self, filepath, overwrite=True, zipped=None, **kwargs):

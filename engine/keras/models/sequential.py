@@ -13,6 +13,7 @@ from .. import backend
 from ..keras_tensor import KerasTensor
 from ..layers.input_layer import InputLayer
 from ..layers.layer import Layer
+from ..serialization import deserialize_keras_object, serialize_keras_object
 from .model import Model
 
 __all__ = ["Sequential"]
@@ -92,13 +93,16 @@ class Sequential(Model):
 
     def get_config(self):
         """``{"name", "trainable", "layers": [InputLayer config (if any), layer configs...]}`` (Keras 3's layout)."""
-        from ..saving import sequential_config
-        return sequential_config(self)
+        layers = []
+        if self._input_layer is not None:
+            layers.append(serialize_keras_object(self._input_layer))
+        layers.extend(serialize_keras_object(layer) for layer in self.layers)
+        return {"name": self.name, "trainable": self.trainable, "layers": layers}
 
     @classmethod
     def from_config(cls, config, custom_objects=None):
-        from ..saving import sequential_from_config
-        return sequential_from_config(cls, config, custom_objects)
+        layers = [deserialize_keras_object(c, custom_objects) for c in config["layers"]]
+        return cls(layers=layers, name=config.get("name"), trainable=config.get("trainable", True))
 
     @property
     def layers(self):

@@ -3,6 +3,7 @@ import random
 
 import numpy as np
 
+from ...ops import random_ops
 from .progbar import Progbar  # noqa: F401
 
 __all__ = ["Progbar", "to_categorical", "set_random_seed"]
@@ -23,7 +24,6 @@ def to_categorical(x, num_classes=None):
 
 def set_random_seed(seed):
     """Seed Python's ``random``, NumPy's global generator and ``tf.random`` at once."""
-    from ...ops import random_ops
     random.seed(seed)
     np.random.seed(seed)
     random_ops.set_seed(seed)
