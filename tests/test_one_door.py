@@ -311,3 +311,15 @@ def test_eager_scatter_goes_through_its_op():
     np.testing.assert_allclose(v.numpy(), [31.0, 2.0, 3.0])     # duplicate indices accumulate
     np.testing.assert_allclose(before.numpy(), [1.0, 2.0, 3.0])   # an earlier read keeps its value
     assert len(calls) == 1
+
+
+def test_an_op_first_run_inside_an_override_block_runs_after_it():
+    # A grad-only override leaves the kernel alone: the kernels built inside the block must still work after it.
+    row = registry.get_op("Atan2")
+    row._kernels.clear()
+    row.cpu_kernel = row.door_kernel = None
+    with override("Atan2", grad=lambda op, g: (g, g)):
+        inside = tf.math.atan2(tf.constant([1.0]), tf.constant([1.0])).numpy()
+    after = tf.math.atan2(tf.constant([1.0]), tf.constant([1.0])).numpy()
+    np.testing.assert_allclose(inside, after)
+    np.testing.assert_allclose(after, np.arctan2(1.0, 1.0), rtol=1e-6)

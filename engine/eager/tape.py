@@ -1,6 +1,6 @@
 """``tf.GradientTape``: record ops while they run, then walk them backwards.
 
-How it works, in the order a student should read it:
+How it works, in the order this file reads:
 
 1. **Watching.** A tape keeps a set of *watched* tensor ids. ``tape.watch(x)``
    adds ``x``; reading a trainable variable inside the tape adds the variable
@@ -10,18 +10,23 @@ How it works, in the order a student should read it:
    of its inputs is watched; then its outputs become watched too. So the tape
    holds exactly the ops on a path from a watched tensor, in execution order,
    which is already a topological order. Ops with no gradient are not kept.
-3. **Saving only what is needed.** Each op declares whether its gradient reads
-   its input values and/or output values. Values it does not need are replaced
-   by a :class:`_Meta` record (shape and dtype only), so the tape does not keep
-   big arrays alive for nothing (``Add`` needs no values; ``Exp`` needs only
-   its output).
-4. **The backward walk** (:func:`imperative_grad`). Seed the target with ones,
-   visit recorded ops newest-first, call each op's registered gradient function
-   with the gradients of its outputs, and accumulate (sum) the gradients
-   arriving at each input. A tensor used twice receives two contributions.
-5. **Higher order.** Gradient functions are written in engine ops, so while one
+3. **The backward walk** (:meth:`GradientTape.gradient`, :func:`imperative_grad`).
+   Seed the target with ones, visit the recorded ops newest-first, call each
+   op's registered gradient function with the gradients of its outputs, and sum
+   the gradients arriving at each input: a tensor used twice receives two
+   contributions. ``tf.gradients`` runs the very same walk over graph nodes; it
+   is written once, in ``engine/framework/backprop.py``. What is the tape's own
+   is how it reads a record (:class:`RecordedOp`) and that the gradient's ops
+   run eagerly as the gradient functions call them.
+4. **Higher order.** Gradient functions are written in engine ops, so while one
    tape runs its backward walk, an *outer* tape records those ops and can
    differentiate them again.
+5. **Saving only what is needed** (the end of the file). Each op declares
+   whether its gradient reads its input values and/or its output values; the
+   values it does not read are kept as shape-and-dtype records (:class:`_Meta`),
+   so the tape does not keep big arrays alive for nothing (``Add`` needs no
+   values; ``Exp`` needs only its output). TF's tape does the same, from a
+   table of the inputs and outputs each op's gradient leaves unused.
 
 A non-persistent tape frees its records after the first ``gradient`` call and
 refuses a second call with ``RuntimeError``, as TF does. Called inside the
@@ -34,212 +39,26 @@ The argument checks and their error classes follow TF 2.21 (recorded in
 ``tests/conformance/test_gradient_tape_api.py``); none of them is on the
 recording path, which stays as short as it can be.
 """
-import enum
 import logging
 import sys
 
 import numpy as np
 
 from ..framework.backend import NUMPY
+from ..framework.backprop import Adapter, UnconnectedGradients, backprop, carries_gradient
 from ..framework.context import ctx
 from ..framework.dtypes import from_numpy, variant as _VARIANT
-from ..framework.indexed_slices import IndexedSlices, aggregate as aggregate_indexed_slices, \
-    densify as densify_indexed_slices
+from ..framework.op_library import OPS
 from ..framework.registry import call_gradient
-from ..framework.tensor import EagerTensor, Tensor
+from ..framework.tensor import EagerTensor, Tensor, convert_to_tensor
 from ..framework.tensor_shape import TensorShape
 from .. import seams
 from ..util import nest
-from ..variables import Variable
 
 __all__ = ["GradientTape", "UnconnectedGradients", "record_operation", "stop_recording",
            "imperative_grad", "push_tape", "pop_tape", "TAPE_PROTOCOL"]
 
 logger = logging.getLogger("tensorflow")
-
-
-class UnconnectedGradients(enum.Enum):
-    """What ``gradient`` returns for a source the target does not depend on."""
-
-    NONE = "none"
-    ZERO = "zero"
-
-
-class _Meta(tuple):
-    """Stands in for a tensor whose value the gradient does not need: ``(shape, dtype, id)`` only.
-
-    A tuple subclass so that recording one costs almost nothing; ``shape`` and
-    ``dtype`` are built only if a gradient function asks for them.
-    """
-
-    __slots__ = ()
-
-    @property
-    def shape(self):
-        return TensorShape(self[0])
-
-    @property
-    def dtype(self):
-        return from_numpy(self[1])
-
-    @property
-    def _id(self):
-        return self[2]
-
-    def __repr__(self):
-        return f"<value not kept by the tape: shape={self.shape}, dtype={self.dtype.name}>"
-
-
-class RecordedOp:
-    """One op on the tape, and what a gradient function receives as ``op``.
-
-    It offers TF's ``Operation`` interface (``type``, ``inputs``, ``outputs``,
-    ``get_attr``). ``inputs``/``outputs`` hold tensors, or :class:`_Meta`
-    records where the op declared it does not need the values. ``backward`` is
-    set only for custom ops (custom_gradient, function calls); registry ops use
-    their registered gradient.
-    """
-
-    __slots__ = ("type", "op_def", "inputs", "outputs", "attrs", "input_ids", "output_ids", "backward",
-                 "skip_input_indices")
-
-    def __init__(self, op_def, op_type, inputs, outputs, attrs, input_ids, output_ids, backward=None):
-        self.op_def = op_def
-        self.type = op_type
-        self.inputs = inputs      # tuples of tensors and/or _Meta records
-        self.outputs = outputs
-        self.attrs = attrs
-        self.input_ids = input_ids
-        self.output_ids = output_ids
-        self.backward = backward
-        # Set during the backward walk: inputs that need no gradient (TF's op.skip_input_indices),
-        # so gradient functions may skip computing them (e.g. MatMul's gradient for constant data).
-        self.skip_input_indices = ()
-
-    @property
-    def name(self):
-        return self.type
-
-    def get_attr(self, name):
-        if name in self.attrs:
-            return self.attrs[name]
-        if name == "T" and self.inputs:
-            return self.inputs[0].dtype
-        raise ValueError(f"Operation {self.type} has no attr named '{name}'.")
-
-    def input_grads(self, output_grads):
-        """Call the gradient function; always returns one entry per input."""
-        if self.backward is not None:
-            return call_gradient(self, lambda op, *g: self.backward(*g), output_grads)
-        return call_gradient(self, self.op_def.grad, output_grads)
-
-    def __repr__(self):
-        return f"<RecordedOp {self.type}>"
-
-
-def _meta(t):
-    try:
-        value = t._value  # eager tensors and variables
-        return _Meta((value.shape, value.dtype, t._id))
-    except AttributeError:
-        return t          # symbolic tensors (tapes inside tf.function): keep them, they hold no data
-
-
-def _keep(tensors, keep):
-    """Keep the values a gradient needs: all (True), none (False), or the listed indices (-1 = last)."""
-    if keep is True:
-        return tuple(tensors)
-    if keep is False:
-        return tuple([_meta(t) for t in tensors])
-    n = len(tensors)
-    return tuple([t if i in keep or i - n in keep else _meta(t) for i, t in enumerate(tensors)])
-
-
-def _shape_only(tensors):
-    """What the tape keeps of values a gradient does not read: plain ``(shape, dtype, id)`` tuples.
-
-    The recording hot path. A plain tuple is the cheapest object Python can build
-    (a :class:`_Meta` costs a second allocation), and most taped ops never reach
-    a gradient (``tf.GradientTape`` records everything in its scope), so the
-    tuples become ``_Meta`` records only when :func:`_materialize` needs them.
-    The common arities are unrolled: a list comprehension is a function call of
-    its own in CPython 3.11. A symbolic input (no ``_value``: a tape inside
-    ``tf.function``) takes the general path, which keeps it as it is.
-    """
-    try:
-        if len(tensors) == 1:
-            (x,) = tensors
-            v = x._value
-            return ((v.shape, v.dtype, x._id),)
-        if len(tensors) == 2:
-            x, y = tensors
-            v, w = x._value, y._value
-            return ((v.shape, v.dtype, x._id), (w.shape, w.dtype, y._id))
-        return tuple([(t._value.shape, t._value.dtype, t._id) for t in tensors])
-    except AttributeError:
-        return _keep(tensors, False)
-
-
-def _materialize(record):
-    """A tape record ``(op_def, inputs, outputs, attrs)`` as the :class:`RecordedOp` a gradient function sees.
-
-    Plain ``(shape, dtype, id)`` tuples become :class:`_Meta` records; the tensor ids
-    the backward walk follows are read off the kept tensors and records.
-
-    This runs once per recorded op before every backward walk, so the commonest
-    shapes of record (one or two inputs, one output) are unrolled: no lists to
-    grow and convert, just the two tuples the :class:`RecordedOp` keeps. They
-    hold exactly what the general loop below would build.
-    """
-    op_def, kept_in, kept_out, attrs = record
-    if len(kept_out) == 1:
-        (o,) = kept_out
-        if type(o) is tuple:
-            o = _Meta(o)
-            outputs, output_ids = (o,), (o[2],)
-        else:                      # e.g. Exp, Relu: the output is kept (or an already-built _Meta)
-            outputs, output_ids = kept_out, (o._id,)
-        n = len(kept_in)
-        if n == 2:
-            x, y = kept_in
-            if type(x) is tuple:
-                x = _Meta(x)
-                xi = x[2]
-            else:
-                xi = x._id
-            if type(y) is tuple:
-                y = _Meta(y)
-                yi = y[2]
-            else:
-                yi = y._id
-            return RecordedOp(op_def, op_def.name, (x, y), outputs, attrs, (xi, yi), output_ids)
-        if n == 1:
-            (x,) = kept_in
-            if type(x) is tuple:
-                x = _Meta(x)
-                xi = x[2]
-            else:
-                xi = x._id
-            return RecordedOp(op_def, op_def.name, (x,), outputs, attrs, (xi,), output_ids)
-    else:
-        outputs, output_ids = [], []
-        for x in kept_out:
-            if type(x) is tuple:
-                x = _Meta(x)
-                output_ids.append(x[2])
-            else:
-                output_ids.append(x._id)
-            outputs.append(x)
-        outputs, output_ids = tuple(outputs), tuple(output_ids)
-    inputs, input_ids = [], []
-    for x in kept_in:
-        if type(x) is tuple:
-            x = _Meta(x)
-            input_ids.append(x[2])
-        else:
-            input_ids.append(x._id)
-        inputs.append(x)
-    return RecordedOp(op_def, op_def.name, tuple(inputs), outputs, attrs, tuple(input_ids), output_ids)
 
 
 # --------------------------------------------------------------------------------------
@@ -512,7 +331,7 @@ class GradientTape(metaclass=_TapeSeamMeta):
         flat_targets = [_as_target(t, True) for t in _flatten(target)]
         flat_sources = _flatten(sources)
         for s in flat_sources:
-            if type(s) not in _PLAIN_LEAVES and not (isinstance(s, Tensor) or hasattr(s, "_is_variable")):
+            if not _plain_leaf(type(s)) and not (isinstance(s, Tensor) or hasattr(s, "_is_variable")):
                 raise _bad_argument(s, "sources")
         if unconnected_gradients is not UnconnectedGradients.NONE:   # (an Enum call costs a microsecond)
             unconnected_gradients = _unconnected(unconnected_gradients)
@@ -524,7 +343,7 @@ class GradientTape(metaclass=_TapeSeamMeta):
             self._records = None
             self._watched = set()
         kind = type(sources)
-        if kind in _PLAIN_LEAVES:
+        if _plain_leaf(kind):
             return grads[0]
         if (kind is list or kind is tuple) and _is_flat(sources):  # the shortcut of _flatten
             return kind(grads)
@@ -539,7 +358,7 @@ class GradientTape(metaclass=_TapeSeamMeta):
         are the same. As in TF, ``experimental_use_pfor=False`` needs a persistent
         tape when executing eagerly (``RuntimeError``).
         """
-        from .. import ops as _ops
+        array_ops = OPS.array_ops
         self._check_usable()
         flat_sources = nest.flatten(sources)
         if not hasattr(target, "shape"):
@@ -559,7 +378,7 @@ class GradientTape(metaclass=_TapeSeamMeta):
         rows = [[] for _ in flat_sources]
         entries = self._entries
         for i in range(n):
-            seed = _ops.array_ops.reshape(_ops.array_ops.one_hot(i, n, dtype=target.dtype),
+            seed = array_ops.reshape(array_ops.one_hot(i, n, dtype=target.dtype),
                                           target.shape.as_list())
             grads = imperative_grad(entries, [target], flat_sources, [seed], unconnected_gradients)
             for k, g in enumerate(grads):
@@ -569,9 +388,9 @@ class GradientTape(metaclass=_TapeSeamMeta):
             if any(g is None for g in r):
                 out.append(None)
                 continue
-            stacked = _ops.array_ops.stack(r) if r else _ops.array_ops.zeros(
+            stacked = array_ops.stack(r) if r else array_ops.zeros(
                 [0] + src.shape.as_list(), dtype=src.dtype)
-            out.append(_ops.array_ops.reshape(stacked, target.shape.as_list() + src.shape.as_list()))
+            out.append(array_ops.reshape(stacked, target.shape.as_list() + src.shape.as_list()))
         if not self._persistent:
             self._records = None
             self._watched = set()
@@ -590,7 +409,7 @@ class GradientTape(metaclass=_TapeSeamMeta):
         needs a persistent tape. Deliberate difference: a batch of size 0 gives an
         empty result; TF 2.21 fails with ``ZeroDivisionError``.
         """
-        from .. import ops as _ops
+        array_ops = OPS.array_ops
         self._check_usable()
         if not hasattr(target, "shape"):
             raise AttributeError(f"'{type(target).__name__}' object has no attribute 'shape': "
@@ -619,9 +438,9 @@ class GradientTape(metaclass=_TapeSeamMeta):
         rows = []
         entries = self._entries
         for j in range(inner):
-            seed = _ops.array_ops.reshape(
-                _ops.array_ops.tile(_ops.array_ops.expand_dims(
-                    _ops.array_ops.one_hot(j, inner, dtype=target.dtype), 0), [batch, 1]),
+            seed = array_ops.reshape(
+                array_ops.tile(array_ops.expand_dims(
+                    array_ops.one_hot(j, inner, dtype=target.dtype), 0), [batch, 1]),
                 target.shape.as_list())
             (g,) = imperative_grad(entries, [target], [source], [seed], unconnected_gradients)
             if g is None:
@@ -629,10 +448,10 @@ class GradientTape(metaclass=_TapeSeamMeta):
                 break
             rows.append(g)
         if not rows:   # unconnected (or no element per example): zeros, as TF
-            result = _ops.array_ops.zeros(out_shape, dtype=target.dtype)
+            result = array_ops.zeros(out_shape, dtype=target.dtype)
         else:
-            stacked = _ops.array_ops.stack(rows, axis=1)  # (batch, inner, *source[1:])
-            result = _ops.array_ops.reshape(stacked, out_shape)
+            stacked = array_ops.stack(rows, axis=1)  # (batch, inner, *source[1:])
+            result = array_ops.reshape(stacked, out_shape)
         if not self._persistent:
             self._records = None
             self._watched = set()
@@ -655,66 +474,9 @@ _TAPE_SEAM = seams.declare(
         "Protocol: engine.eager.tape.TAPE_PROTOCOL.")
 
 
-def _log_first_n(msg, n, *args):
-    """TF's ``logging.log_first_n``: warn on the ``"tensorflow"`` logger, at most ``n`` times per call site.
-
-    The call site is the first frame outside this module (the user's line calling
-    ``watch``/``gradient``), as TF counts it.
-    """
-    frame = sys._getframe(1)
-    while frame is not None and frame.f_code.co_filename == __file__:
-        frame = frame.f_back
-    key = (msg,) if frame is None else (msg, frame.f_code.co_filename, frame.f_lineno)
-    count = _LOG_COUNTS.get(key, 0)
-    _LOG_COUNTS[key] = count + 1
-    if count < n:
-        logger.warning(msg, *args)
-
-
-def _is_trainable_dtype(dtype):
-    """Gradients flow into floating and complex values (and variants: TensorLists), as TF's ``IsTrainable``."""
-    return dtype.is_floating or dtype.is_complex or dtype is _VARIANT
-
-
-def _unconnected(value, vectorizing=None):
-    """``unconnected_gradients`` as an :class:`UnconnectedGradients`, with TF's error for anything else.
-
-    ``jacobian``/``batch_jacobian`` with pfor (``vectorizing`` names them) wrap the error as TF's pfor does.
-    """
-    try:
-        return UnconnectedGradients(value)
-    except (ValueError, TypeError):
-        error = ValueError(f"Unknown value for unconnected_gradients: {value!r}")
-    if vectorizing:
-        raise ValueError(f"Encountered an exception while vectorizing the {vectorizing} computation. Vectorization "
-                         f"can be disabled by setting experimental_use_pfor to False.") from error
-    raise error
-
-
-def _bad_argument(x, what):
-    """The error for a non-tensor in ``gradient``'s ``target`` or ``sources``, with the class TF 2.21 raises.
-
-    TF's classes come from where each value happens to fail inside its code: ``None``,
-    strings and other objects fail a dtype conversion (``TypeError``); Python and NumPy
-    numbers fail an attribute lookup (``AttributeError``); a NumPy array fails as a
-    source with ``ValueError`` and as a target with ``AttributeError``.
-    """
-    name = type(x).__name__
-    hint = (f" GradientTape.gradient: `{what}` must be tensors or variables (or nests of them), got {x!r} of "
-            f"type {name!r}.")
-    if isinstance(x, (bool, np.generic)):
-        qualified = name if type(x).__module__ == "builtins" else f"{type(x).__module__}.{name}"
-        return AttributeError(f"'{qualified}' object has no attribute '_id'." + hint)
-    if isinstance(x, (int, float, complex)):
-        return AttributeError(f"'{name}' object has no attribute 'dtype'." + hint)
-    if isinstance(x, np.ndarray):
-        if what == "target":
-            return AttributeError("'numpy.ndarray' object has no attribute '_id'." + hint)
-        return ValueError("A NumPy array cannot be a gradient source: wrap it with tf.constant and watch that "
-                          "tensor." + hint)
-    return TypeError(f"Cannot convert the argument `type_value`: {x!r} to a TensorFlow DType." + hint)
-
-
+# --------------------------------------------------------------------------------------
+# Pausing tapes, and ops with a backward of their own
+# --------------------------------------------------------------------------------------
 class _StopRecording:
     """``tape.stop_recording()``: the tape leaves the active list for the block, then comes back in its place."""
 
@@ -778,10 +540,72 @@ def record_operation(op_type, inputs, outputs, backward):
         tape.record_custom(op_type, inputs, outputs, backward)
 
 
+# --------------------------------------------------------------------------------------
+# What gradient() accepts, and the warnings it logs (TF 2.21's rules)
+# --------------------------------------------------------------------------------------
+def _log_first_n(msg, n, *args):
+    """TF's ``logging.log_first_n``: warn on the ``"tensorflow"`` logger, at most ``n`` times per call site.
+
+    The call site is the first frame outside this module (the user's line calling
+    ``watch``/``gradient``), as TF counts it.
+    """
+    frame = sys._getframe(1)
+    while frame is not None and frame.f_code.co_filename == __file__:
+        frame = frame.f_back
+    key = (msg,) if frame is None else (msg, frame.f_code.co_filename, frame.f_lineno)
+    count = _LOG_COUNTS.get(key, 0)
+    _LOG_COUNTS[key] = count + 1
+    if count < n:
+        logger.warning(msg, *args)
+
+
+def _is_trainable_dtype(dtype):
+    """Gradients flow into floating and complex values (and variants: TensorLists), as TF's ``IsTrainable``."""
+    return dtype.is_floating or dtype.is_complex or dtype is _VARIANT
+
+
+def _unconnected(value, vectorizing=None):
+    """``unconnected_gradients`` as an :class:`UnconnectedGradients`, with TF's error for anything else.
+
+    ``jacobian``/``batch_jacobian`` with pfor (``vectorizing`` names them) wrap the error as TF's pfor does.
+    """
+    try:
+        return UnconnectedGradients(value)
+    except (ValueError, TypeError):
+        error = ValueError(f"Unknown value for unconnected_gradients: {value!r}")
+    if vectorizing:
+        raise ValueError(f"Encountered an exception while vectorizing the {vectorizing} computation. Vectorization "
+                         f"can be disabled by setting experimental_use_pfor to False.") from error
+    raise error
+
+
+def _bad_argument(x, what):
+    """The error for a non-tensor in ``gradient``'s ``target`` or ``sources``, with the class TF 2.21 raises.
+
+    TF's classes come from where each value happens to fail inside its code: ``None``,
+    strings and other objects fail a dtype conversion (``TypeError``); Python and NumPy
+    numbers fail an attribute lookup (``AttributeError``); a NumPy array fails as a
+    source with ``ValueError`` and as a target with ``AttributeError``.
+    """
+    name = type(x).__name__
+    hint = (f" GradientTape.gradient: `{what}` must be tensors or variables (or nests of them), got {x!r} of "
+            f"type {name!r}.")
+    if isinstance(x, (bool, np.generic)):
+        qualified = name if type(x).__module__ == "builtins" else f"{type(x).__module__}.{name}"
+        return AttributeError(f"'{qualified}' object has no attribute '_id'." + hint)
+    if isinstance(x, (int, float, complex)):
+        return AttributeError(f"'{name}' object has no attribute 'dtype'." + hint)
+    if isinstance(x, np.ndarray):
+        if what == "target":
+            return AttributeError("'numpy.ndarray' object has no attribute '_id'." + hint)
+        return ValueError("A NumPy array cannot be a gradient source: wrap it with tf.constant and watch that "
+                          "tensor." + hint)
+    return TypeError(f"Cannot convert the argument `type_value`: {x!r} to a TensorFlow DType." + hint)
+
+
 def _as_tensor(x):
     if isinstance(x, EagerTensor):
         return x
-    from ..framework.tensor import convert_to_tensor
     if hasattr(x, "_is_variable"):
         return x._read_untracked()
     return convert_to_tensor(x)
@@ -812,12 +636,14 @@ def _as_target(x, strict=False):
 
 # What ``gradient`` is almost always given: a tensor or variable, or a plain list/tuple of them. For these,
 # flattening and packing are trivial, so ``_flatten`` skips ``tf.nest``'s general (and slower) walk.
-_PLAIN_LEAVES = (EagerTensor, Variable)
+def _plain_leaf(kind):
+    """An eager tensor or a variable (``tf.Variable`` and its subclasses say so with ``_is_variable``)."""
+    return kind is EagerTensor or getattr(kind, "_is_variable", False)
 
 
 def _is_flat(structure):
     for x in structure:
-        if type(x) not in _PLAIN_LEAVES:
+        if not _plain_leaf(type(x)):
             return False
     return True
 
@@ -825,7 +651,7 @@ def _is_flat(structure):
 def _flatten(structure):
     """``nest.flatten``, with a shortcut for a leaf or a flat list/tuple of eager tensors and variables."""
     kind = type(structure)
-    if kind in _PLAIN_LEAVES:
+    if _plain_leaf(kind):
         return [structure]
     if (kind is list or kind is tuple) and _is_flat(structure):
         return list(structure)
@@ -836,30 +662,90 @@ def _source_id(s):
     return s._id
 
 
-def _ops():
-    from .. import ops   # late import: the op modules import this one
-    return ops
+# --------------------------------------------------------------------------------------
+# The backward walk
+# --------------------------------------------------------------------------------------
+def imperative_grad(entries, targets, sources, seeds=None,
+                    unconnected_gradients=UnconnectedGradients.NONE):
+    """The backward walk over a tape's records (:class:`RecordedOp`). Returns one gradient per source.
+
+    ``seeds[i]`` is the gradient flowing into ``targets[i]`` (default: ones, which
+    is how a non-scalar target gets summed). The walk is the one ``tf.gradients``
+    runs too (:func:`engine.framework.backprop.backprop`: reachability, seeding,
+    newest-first visit, summing, unconnected sources); the tape gives it its
+    records and :data:`_TAPE`, which says how to read them and how ops are emitted.
+    """
+    return backprop(entries, targets, sources, seeds, _TAPE, unconnected_gradients)
+
+
+class RecordedOp:
+    """One op on the tape, and what a gradient function receives as ``op``.
+
+    It offers TF's ``Operation`` interface (``type``, ``inputs``, ``outputs``,
+    ``get_attr``). ``inputs``/``outputs`` hold tensors, or :class:`_Meta`
+    records where the op declared it does not need the values. ``backward`` is
+    set only for custom ops (custom_gradient, function calls); registry ops use
+    their registered gradient.
+    """
+
+    __slots__ = ("type", "op_def", "inputs", "outputs", "attrs", "input_ids", "output_ids", "backward",
+                 "skip_input_indices")
+
+    def __init__(self, op_def, op_type, inputs, outputs, attrs, input_ids, output_ids, backward=None):
+        self.op_def = op_def
+        self.type = op_type
+        self.inputs = inputs      # tuples of tensors and/or _Meta records
+        self.outputs = outputs
+        self.attrs = attrs
+        self.input_ids = input_ids
+        self.output_ids = output_ids
+        self.backward = backward
+        # Set during the backward walk: inputs that need no gradient (TF's op.skip_input_indices),
+        # so gradient functions may skip computing them (e.g. MatMul's gradient for constant data).
+        self.skip_input_indices = ()
+
+    @property
+    def name(self):
+        return self.type
+
+    def get_attr(self, name):
+        if name in self.attrs:
+            return self.attrs[name]
+        if name == "T" and self.inputs:
+            return self.inputs[0].dtype
+        raise ValueError(f"Operation {self.type} has no attr named '{name}'.")
+
+    def input_grads(self, output_grads):
+        """Call the gradient function (the op's own backward, or the registered one); one entry per input."""
+        return call_gradient(self, self.op_def.grad if self.backward is None else _call_backward, output_grads)
+
+    def __repr__(self):
+        return f"<RecordedOp {self.type}>"
 
 
 def _carries_gradient(x):
-    """Gradients flow into floating values only (and variants: TensorLists), never integers or bools."""
-    kind = type(x)   # shortcut: read the NumPy dtype of eager values and tape records directly
+    """Can ``x`` (an input the tape recorded, or a source) receive a gradient? Floating values can, never
+    integers or bools: the rule of :func:`engine.framework.backprop.carries_gradient`.
+
+    Fast path: eager values and shape records say it with their NumPy dtype, without building a DType.
+    """
+    kind = type(x)
     if kind is _Meta:
         if getattr(x[1], "kind", None) == "f":
             return True
     elif kind is EagerTensor and getattr(x._value.dtype, "kind", None) == "f":
         return True
-    dtype = x.dtype
-    return dtype.is_floating or dtype is _VARIANT
+    return carries_gradient(x)
 
 
 def _filled_like(x, fill):
-    """Ones (the default seed) or zeros (for an unused output) shaped like ``x``, a tensor or a ``_Meta``.
+    """Ones (the default seed) or zeros (an unused output, an unconnected source) shaped like ``x``.
+
+    ``x`` is a tensor, a variable or a ``_Meta`` record.
 
     For an eager NumPy value the array is made directly: ``OnesLike``/``ZerosLike``
-    have no gradient, so no tape would record them, and running them as ops costs
-    several times the array itself. Anything else (other devices, graphs, shape
-    records) uses the ops.
+    have no gradient, so no tape would record them, and the tensor is the one the
+    op would return. Anything else (other devices, graphs, shape records) uses the ops.
     """
     if ctx.graph is None and type(x) is EagerTensor and x._device.backend is NUMPY:
         v = x._value
@@ -874,148 +760,167 @@ def _filled_like(x, fill):
             # same shape, dtype, values and memory order.
             return EagerTensor((np.ones if fill else np.zeros)(v.shape, v.dtype), x._device)
         return EagerTensor((np.ones_like(v) if fill else np.zeros_like(v))[()], x._device)
-    array_ops = _ops().array_ops
+    array_ops = OPS.array_ops
     if isinstance(x, Tensor):
         return array_ops.ones_like(x) if fill else array_ops.zeros_like(x)
     return (array_ops.ones if fill else array_ops.zeros)(x.shape.as_list(), dtype=x.dtype)
 
 
-# --- sparse gradients (tf.IndexedSlices) -----------------------------------------------------------
-# The gradient of tf.gather w.r.t. its params is an IndexedSlices (engine/framework/indexed_slices.py).
-# The walk keeps it sparse where TF does: contributions that are all IndexedSlices are concatenated;
-# a dense one among them makes the sum dense (_aggregate). A gradient function receives the dense
-# tensor (TF's gradient functions convert it the first time they use it as an op input), except the
-# pass-through ops below, whose gradient forwards it unchanged (reading a variable, identity), as in TF.
-_SPARSE_PASS_THROUGH = frozenset({"ReadVariableOp", "Identity"})
+def _call_backward(op, *output_grads):
+    """The gradient function of a custom op (custom_gradient, a tf.function call): its own backward."""
+    return op.backward(*output_grads)
 
 
-def _aggregate(parts):
-    """The sum of several gradient contributions for one tensor (``add_n``, or sparse-aware)."""
-    for p in parts:
-        if type(p) is IndexedSlices:   # the walk runs newest-first; TF concatenates in recording order
-            return aggregate_indexed_slices(parts[::-1])
-    return _ops().math_ops.add_n(parts)
+class _TapeAdapter(Adapter):
+    """How the backward walk emits ops for a tape (see :class:`engine.framework.backprop.Adapter`).
 
-
-def _sparse_into(e, out_grads):
-    """``out_grads`` as op ``e``'s gradient function receives them: IndexedSlices densified, except where
-    ``e`` passes them through unchanged. (TF also keeps them sparse through ``Cast``; the engine densifies.)"""
-    if e.backward is None and e.type in _SPARSE_PASS_THROUGH:
-        return out_grads
-    return [densify_indexed_slices(g) if type(g) is IndexedSlices else g for g in out_grads]
-
-
-def imperative_grad(entries, targets, sources, seeds=None,
-                    unconnected_gradients=UnconnectedGradients.NONE):
-    """The backward walk over a tape's entries. Returns one gradient per source.
-
-    ``seeds[i]`` is the gradient flowing into ``targets[i]`` (default: ones, which
-    is how a non-scalar target gets summed).
-
-    This loop runs once per recorded op, so its commonest cases are spelled out
-    where a general helper would cost a function call (marked "fast path" below);
-    each does exactly what the general code does for that case.
+    The walk reads the tape's :class:`RecordedOp` records as they are. The gradient's
+    ops run eagerly as the gradient functions call them (``call`` stays ``None``), and
+    any outer tape records them: that is what makes higher-order gradients work. Seeds
+    and zeros are made directly (:func:`_filled_like`), and the values the tape kept
+    answer :func:`_carries_gradient` from their NumPy dtype.
     """
-    source_ids = [s._id for s in sources]
 
-    # 1. Keep only ops on a path from some source: forward reachability.
-    reach = set(source_ids)
-    relevant = []
-    for e in entries:
-        for i in e.input_ids:
-            if i in reach:
-                relevant.append(e)
-                reach.update(e.output_ids)
-                break
+    carries_gradient = staticmethod(_carries_gradient)
 
-    # 2. Seed the targets.
-    pending = {}  # tensor id -> list of gradient contributions
-    for k, t in enumerate(targets):
-        seed = seeds[k] if seeds is not None and k < len(seeds) else None
-        if seed is None:
-            seed = _filled_like(t, 1)
-        pending.setdefault(t._id, []).append(seed)
+    @staticmethod
+    def ones_like(x):
+        return _filled_like(x, 1)
 
-    def total(tid):
-        parts = pending.get(tid)
-        if not parts:
-            return None
-        if len(parts) > 1:
-            parts[:] = [_aggregate(parts)]
-        return parts[0]
+    @staticmethod
+    def zeros_like(x):
+        return _filled_like(x, 0)
 
-    # 3. Walk newest-first: every consumer of a tensor was recorded after its producer,
-    #    so when we reach the producer, the tensor's gradient is complete.
-    for e in reversed(relevant):
-        output_ids = e.output_ids
-        if len(output_ids) == 1:   # the common case, without the list and generator below
-            parts = pending.get(output_ids[0])
-            if not parts:
-                continue
-            out_grads = [parts[0] if len(parts) == 1 else total(output_ids[0])]
-            if type(out_grads[0]) is IndexedSlices:   # sparse gradients: see _sparse_into
-                out_grads = _sparse_into(e, out_grads)
+
+_TAPE = _TapeAdapter()
+
+
+# --------------------------------------------------------------------------------------
+# Storage: what the tape keeps of each op
+#
+# TF's tape does not keep every input and output of a recorded op alive: a generated
+# table says, for each op type, which inputs and outputs its gradient never reads
+# (``OpGradientUnusedInputIndices`` / ``...OutputIndices``), and those are dropped. The
+# engine's registry rows say it the other way round (``saves_inputs``/``saves_outputs``:
+# True, False, or the indices kept); a value dropped keeps only its shape and dtype,
+# which is what gradient functions such as ``Add``'s (unbroadcasting) still read.
+# --------------------------------------------------------------------------------------
+class _Meta(tuple):
+    """Stands in for a tensor whose value the gradient does not need: ``(shape, dtype, id)`` only.
+
+    What a gradient function finds in ``op.inputs``/``op.outputs`` for a value the
+    tape did not keep: it has ``shape`` and ``dtype`` (built when asked for, from
+    the NumPy shape and dtype stored) and the tensor's id, but no value.
+    """
+
+    __slots__ = ()
+
+    @property
+    def shape(self):
+        return TensorShape(self[0])
+
+    @property
+    def dtype(self):
+        return from_numpy(self[1])
+
+    @property
+    def _id(self):
+        return self[2]
+
+    def __repr__(self):
+        return f"<value not kept by the tape: shape={self.shape}, dtype={self.dtype.name}>"
+
+
+def _meta(t):
+    try:
+        value = t._value  # eager tensors and variables
+        return _Meta((value.shape, value.dtype, t._id))
+    except AttributeError:
+        return t          # symbolic tensors (tapes inside tf.function): keep them, they hold no data
+
+
+def _keep(tensors, keep):
+    """Keep the values a gradient needs: all (True), none (False), or the listed indices (-1 = last)."""
+    if keep is True:
+        return tuple(tensors)
+    if keep is False:
+        return tuple([_meta(t) for t in tensors])
+    n = len(tensors)
+    return tuple([t if i in keep or i - n in keep else _meta(t) for i, t in enumerate(tensors)])
+
+
+def _shape_only(tensors):
+    """What :meth:`GradientTape.record_operation` keeps of values a gradient does not read.
+
+    ``(shape, dtype, id)`` as a plain tuple per tensor (the last line below). A tape
+    records every op on a path from a watched tensor, and most of them never reach a
+    gradient (a later op may not be differentiated at all), so the tuples become
+    :class:`_Meta` records only when a gradient is asked for (:func:`_materialize`).
+    Recording runs for every op executed under a tape, so the one- and two-input cases
+    are spelled out. A symbolic input (no ``_value``: a tape inside ``tf.function``)
+    is kept as it is, as :func:`_keep` does.
+    """
+    try:
+        if len(tensors) == 1:
+            (x,) = tensors
+            v = x._value
+            return ((v.shape, v.dtype, x._id),)
+        if len(tensors) == 2:
+            x, y = tensors
+            v, w = x._value, y._value
+            return ((v.shape, v.dtype, x._id), (w.shape, w.dtype, y._id))
+        return tuple([(t._value.shape, t._value.dtype, t._id) for t in tensors])
+    except AttributeError:
+        return _keep(tensors, False)
+
+
+def _as_recorded_op(record):
+    """A tape record ``(op_def, inputs, outputs, attrs)`` as the :class:`RecordedOp` a gradient function sees.
+
+    Plain ``(shape, dtype, id)`` tuples become :class:`_Meta` records; the tensor ids
+    the backward walk follows are read off the kept tensors and records.
+    """
+    op_def, kept_in, kept_out, attrs = record
+    inputs = tuple([_Meta(x) if type(x) is tuple else x for x in kept_in])
+    outputs = tuple([_Meta(x) if type(x) is tuple else x for x in kept_out])
+    return RecordedOp(op_def, op_def.name, inputs, outputs, attrs, tuple([x._id for x in inputs]),
+                      tuple([x._id for x in outputs]))
+
+
+def _materialize(record):
+    """:func:`_as_recorded_op`, with the commonest records spelled out.
+
+    This runs once per recorded op when a tape's first gradient is asked for, so the
+    usual shapes of record (one output; one or two inputs) build their two tuples
+    directly. They hold exactly what :func:`_as_recorded_op` builds.
+    """
+    op_def, kept_in, kept_out, attrs = record
+    n = len(kept_in)
+    if len(kept_out) != 1 or not 1 <= n <= 2:
+        return _as_recorded_op(record)
+    (o,) = kept_out
+    if type(o) is tuple:
+        o = _Meta(o)
+        outputs, output_ids = (o,), (o[2],)
+    else:                      # e.g. Exp, Relu: the output is kept (or an already-built _Meta)
+        outputs, output_ids = kept_out, (o._id,)
+    if n == 2:
+        x, y = kept_in
+        if type(x) is tuple:
+            x = _Meta(x)
+            xi = x[2]
         else:
-            out_grads = [total(o) for o in output_ids]
-            if all(g is None for g in out_grads):
-                continue
-            for k, g in enumerate(out_grads):
-                if g is None:  # unused output of a multi-output op: zeros
-                    out_grads[k] = _filled_like(e.outputs[k], 0)
-            out_grads = _sparse_into(e, out_grads)
-        input_ids = e.input_ids
-        inputs = e.inputs
-        # Inputs that need no gradient (not reached from a source). Fast path: with one or two
-        # inputs, the usual "all reached" answer () is found with one or two set lookups.
-        if len(input_ids) == 2:
-            i0, i1 = input_ids
-            e.skip_input_indices = (() if i1 in reach else (1,)) if i0 in reach else \
-                ((0,) if i1 in reach else (0, 1))
-        elif len(input_ids) == 1:
-            e.skip_input_indices = () if input_ids[0] in reach else (0,)
+            xi = x._id
+        if type(y) is tuple:
+            y = _Meta(y)
+            yi = y[2]
         else:
-            e.skip_input_indices = tuple([i for i, tid in enumerate(input_ids) if tid not in reach])
-        if e.backward is not None:
-            grads = e.input_grads(out_grads)
-        else:
-            # Fast path: ``call_gradient(e, e.op_def.grad, out_grads)`` for a registry op, inline. The
-            # usual answer of a gradient function, one gradient per input as a tuple or list (a lone
-            # gradient for a one-input op), is used as it is; any other answer goes to
-            # ``call_gradient``'s checks by calling it.
-            grads = e.op_def.grad(e, *out_grads)
-            kind = type(grads)
-            if kind is tuple or kind is list:
-                if len(grads) != len(inputs):
-                    grads = call_gradient(e, lambda op, *g: grads, out_grads)   # its error message
-            elif len(inputs) == 1 and grads is not None and not isinstance(grads, (list, tuple)):
-                grads = (grads,)
-            else:
-                grads = call_gradient(e, lambda op, *g: grads, out_grads)
-        for tid, x, g in zip(input_ids, inputs, grads):
-            if g is None:
-                continue
-            # Fast path of ``_carries_gradient(x)`` for float records and eager float tensors (the
-            # usual case); anything else asks the function itself.
-            kind = type(x)
-            if kind is _Meta:
-                if getattr(x[1], "kind", None) != "f" and not _carries_gradient(x):
-                    continue   # no gradient flows into integer or boolean values (variants: TensorLists)
-            elif not (kind is EagerTensor and getattr(x._value.dtype, "kind", None) == "f") \
-                    and not _carries_gradient(x):
-                continue
-            parts = pending.get(tid)
-            if parts is None:
-                pending[tid] = [g]
-            else:
-                parts.append(g)
-
-    results = []
-    for s, sid in zip(sources, source_ids):
-        if _carries_gradient(s):
-            g = total(sid)
-        else:   # an integer source gets no gradient, unless it is a target itself: then its seed (TF)
-            g = total(sid) if any(t._id == sid for t in targets) else None
-        if g is None and unconnected_gradients is UnconnectedGradients.ZERO:
-            g = _ops().array_ops.zeros_like(s)
-        results.append(g)
-    return results
+            yi = y._id
+        return RecordedOp(op_def, op_def.name, (x, y), outputs, attrs, (xi, yi), output_ids)
+    (x,) = kept_in
+    if type(x) is tuple:
+        x = _Meta(x)
+        xi = x[2]
+    else:
+        xi = x._id
+    return RecordedOp(op_def, op_def.name, (x,), outputs, attrs, (xi,), output_ids)

@@ -17,10 +17,12 @@ under a name scope, and each gradient with its input's static shape, as in TF).
 from ..util import nest
 from . import dtypes
 from .backprop import Adapter, UnconnectedGradients, backprop
+from .context import executing_eagerly
 from .executor import prune
-from .graph import SymbolicTensor
+from .graph import SymbolicTensor, get_default_graph
 from .name_scope import name_scope
-from .registry import call_gradient
+from .op_library import OPS
+from .registry import call_gradient, get_op
 
 __all__ = ["gradients", "build_gradient_graph"]
 
@@ -33,17 +35,16 @@ def gradients(ys, xs, grad_ys=None, name="gradients", gate_gradients=False, aggr
     tensors are held constant, as in TF: they receive their gradient, but it does not
     flow on to what computed them (``tf.gradients(a + b, [a, b], stop_gradients=[a, b])``
     with ``b = 2 * a`` is ``[1., 1.]``, not ``[3., 1.]``). ``unconnected_gradients``:
-    ``"none"`` or ``"zero"`` (``ValueError`` for anything else, as TF).
+    ``"none"`` or ``"zero"`` (zeros shaped like the source; for a variable, like its
+    value), ``ValueError`` for anything else, as TF.
     """
-    from .context import executing_eagerly
     if executing_eagerly():
         raise RuntimeError("tf.gradients is not supported when eager execution is enabled. Use tf.GradientTape "
                            "instead.")
-    from .graph import get_default_graph
     try:
         unconnected_gradients = UnconnectedGradients(unconnected_gradients)
     except ValueError:
-        raise ValueError(f"Unknown value for unconnected_gradients: '{unconnected_gradients}'") from None
+        raise ValueError(f"Unknown value for unconnected_gradients: {unconnected_gradients!r}") from None
     ys = [y for y in nest.flatten(ys)]
     xs_flat = nest.flatten(xs)
     graph = ys[0].graph if isinstance(ys[0], SymbolicTensor) else get_default_graph()
@@ -56,9 +57,10 @@ def gradients(ys, xs, grad_ys=None, name="gradients", gate_gradients=False, aggr
     if seeds is not None and len(seeds) != len(ys):
         raise ValueError(f"Passed {len(seeds)} grad_ys for {len(ys)} ys")
 
+    variables = {h._id: x for x, h in zip(xs_flat, sources) if hasattr(x, "_is_variable")}
     with graph.as_default(), name_scope(name):
         nodes = [_GraphNode(op) for op in prune([y.op for y in ys], set())]
-        return backprop(nodes, ys, sources, seeds, _GRAPH, unconnected_gradients, stops)
+        return backprop(nodes, ys, sources, seeds, _GraphAdapter(variables), unconnected_gradients, stops)
 
 
 class _GraphNode:
@@ -82,7 +84,22 @@ class _GraphNode:
 
 
 class _GraphAdapter(Adapter):
-    """How ``tf.gradients`` emits the gradient's ops: as graph nodes (see ``backprop.Adapter``)."""
+    """How ``tf.gradients`` emits the gradient's ops: as graph nodes (see ``backprop.Adapter``).
+
+    ``variables`` maps the ids of the variable handles among the sources to their variables.
+    """
+
+    def __init__(self, variables):
+        self._variables = variables
+
+    def ones_like(self, x):
+        return OPS.array_ops.ones_like(x)
+
+    def zeros_like(self, x):
+        if x.dtype is dtypes.resource:   # a variable's handle: zeros like the variable's value, as TF
+            variable = self._variables.get(x._id)
+            return None if variable is None else OPS.array_ops.zeros(variable.shape, variable.dtype)
+        return OPS.array_ops.zeros_like(x)
 
     def call(self, node, fn, output_grads):
         """Run ``node``'s gradient function under ``<op name>_grad``; each gradient gets its input's static shape."""
@@ -99,9 +116,6 @@ class _GraphAdapter(Adapter):
         return grads
 
 
-_GRAPH = _GraphAdapter()
-
-
 def build_gradient_graph(graph, ys, xs, unconnected_gradients="none"):
     """Add ``d(ys)/d(xs)`` to ``graph``, with a placeholder per output gradient.
 
@@ -113,7 +127,6 @@ def build_gradient_graph(graph, ys, xs, unconnected_gradients="none"):
     effects of) the forward pass. Stateful ops added here are not chained after the
     forward pass's side effects.
     """
-    from .registry import get_op
     first = len(graph.get_operations())
     with graph.as_default():
         graph._chaining_disabled = True

@@ -24,8 +24,14 @@ What TF 2.21 lets you do with one (recorded in ``tests/test_indexed_slices.py``)
 
 The engine densifies with ``unsorted_segment_sum`` (as TF's
 ``_indexed_slices_to_tensor``), an engine op, so densifying is differentiable.
+
+In a backward walk (tape or ``tf.gradients``), the gradient contributions a
+tensor receives from its consumers are summed by :func:`aggregate`, which keeps
+the sum sparse while every contribution is.
 """
 from . import dtypes, tensor_shape
+from .graph import constant_value
+from .op_library import OPS
 
 __all__ = ["IndexedSlices", "is_indexed_slices", "densify", "aggregate"]
 
@@ -79,7 +85,6 @@ class IndexedSlices:
         """The dense shape as a ``TensorShape`` (unknown if there is no ``dense_shape`` or it is not static)."""
         if self._dense_shape is None:
             return tensor_shape.TensorShape(None)
-        from .graph import constant_value
         value = constant_value(self._dense_shape)
         if value is None:
             rank = self._dense_shape.shape[0] if self._dense_shape.shape.rank == 1 else None
@@ -87,8 +92,7 @@ class IndexedSlices:
         return tensor_shape.TensorShape([int(d) for d in value])
 
     def __neg__(self):
-        from ..ops import math_ops
-        return IndexedSlices(math_ops.negative(self._values), self._indices, self._dense_shape)
+        return IndexedSlices(OPS.math_ops.negative(self._values), self._indices, self._dense_shape)
 
     # --- conversion ---------------------------------------------------------------------------
     def __tf_tensor__(self, dtype=None, name=None):
@@ -114,7 +118,7 @@ def is_indexed_slices(x):
 
 def densify(s):
     """The dense tensor of ``s``: rows of ``values`` added into zeros of ``dense_shape`` at ``indices``."""
-    from ..ops import array_ops, math_ops, segment_ops
+    array_ops, math_ops, segment_ops = OPS.array_ops, OPS.math_ops, OPS.segment_ops
     dense_shape = s.dense_shape
     static = s.shape
     rows = static[0] if static.rank is not None and static.rank > 0 else None
@@ -127,9 +131,21 @@ def densify(s):
 
 
 def aggregate(parts):
-    """Sum gradient contributions as TF's tape does: all ``IndexedSlices`` are concatenated (still sparse);
-    any dense part makes the sum dense (``add_n`` of the densified parts)."""
-    from ..ops import array_ops, math_ops
+    """The sum of several gradient contributions to one tensor, by TF's rule.
+
+    The rule is the same for ``tf.GradientTape`` and ``tf.gradients`` (TF:
+    ``backprop_util.AggregateIndexedSlicesGradients``), and the backward walk both
+    share (``engine/framework/backprop.py``) calls this for every tensor used twice:
+
+    * all dense: ``add_n``;
+    * all ``IndexedSlices``: their values and indices are concatenated, so the sum is
+      sparse again (rows touched twice appear twice; densifying adds them up). Mixed
+      ``int32``/``int64`` indices are widened to ``int64``;
+    * dense and sparse mixed: the sum is dense (``add_n`` of the densified parts).
+    """
+    array_ops, math_ops = OPS.array_ops, OPS.math_ops
+    if not any(isinstance(p, IndexedSlices) for p in parts):
+        return math_ops.add_n(parts)
     if all(isinstance(p, IndexedSlices) for p in parts):
         index_dtypes = {p.indices.dtype for p in parts}
         indices = [p.indices for p in parts]

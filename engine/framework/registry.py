@@ -237,7 +237,8 @@ def override(op_type, kernel=None, grad=None):
     This is also how an assignment runs a student's gradient rule inside the real engine.
     """
     op = get_op(op_type)
-    saved = (op.make_kernel, op.grad, op._kernels, op.cpu_kernel, op.door_kernel, op.ufunc, op.overridden)
+    # (a copy of the kernel cache: kernels first built inside the block must not outlive it half-restored)
+    saved = (op.make_kernel, op.grad, dict(op._kernels), op.cpu_kernel, op.door_kernel, op.ufunc, op.overridden)
     if kernel is not None:
         if not callable(kernel):
             raise TypeError(f"override({op_type!r}, kernel=...) takes a kernel factory make(xp) -> callable, "

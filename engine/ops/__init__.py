@@ -11,3 +11,8 @@ from . import logging_ops  # noqa: F401
 from . import control_flow_ops  # noqa: F401
 from . import clip_ops  # noqa: F401
 from . import overloads  # noqa: F401
+from . import segment_ops
+from ..framework import op_library
+
+# The layers below (the backward walk, IndexedSlices, the tape's jacobians) build results out of these ops.
+op_library.install(array_ops=array_ops, math_ops=math_ops, segment_ops=segment_ops)
