@@ -22,7 +22,7 @@ import sys
 
 import numpy as np
 
-from .eager.execute import execute
+from .eager.execute import execute, execute_read
 from .framework import dtypes as _dtypes
 from .framework.backend import NUMPY
 from .framework.context import ctx
@@ -270,7 +270,7 @@ class Variable:
             watcher.setdefault(self._id, self)
         for tape in c.tapes:
             tape.variable_accessed(self)
-        return execute(_ROWS["ReadVariableOp"], (self,))
+        return execute_read(_ROWS["ReadVariableOp"], self)
 
     def value(self):
         return self._read()
@@ -642,12 +642,16 @@ def _sparse_delta(sparse_delta):
 
 
 # --- operators: ``v + 1`` reads the variable, then applies the tensor's operator ------------------
-def _variable_operator(name):
+def _variable_operator(name, unary=False):
     """A tensor operator applied to the variable's value (a ``ReadVariableOp``)."""
     tensor_method = getattr(Tensor, name)
 
-    def method(self, *args):
-        return tensor_method(self._read(), *args)
+    if unary:
+        def method(self):
+            return tensor_method(self._read())
+    else:
+        def method(self, other):
+            return tensor_method(self._read(), other)
     method.__name__ = name
     return method
 
@@ -655,8 +659,10 @@ def _variable_operator(name):
 for _name in ["__add__", "__radd__", "__sub__", "__rsub__", "__mul__", "__rmul__", "__truediv__", "__rtruediv__",
               "__floordiv__", "__rfloordiv__", "__mod__", "__rmod__", "__pow__", "__rpow__", "__matmul__",
               "__rmatmul__", "__lt__", "__le__", "__gt__", "__ge__", "__and__", "__rand__", "__or__", "__ror__",
-              "__xor__", "__rxor__", "__invert__", "__neg__", "__abs__", "__eq__", "__ne__"]:
+              "__xor__", "__rxor__", "__eq__", "__ne__"]:
     setattr(Variable, _name, _variable_operator(_name))
+for _name in ["__invert__", "__neg__", "__abs__"]:
+    setattr(Variable, _name, _variable_operator(_name, unary=True))
 # (``Variable.__getitem__`` is this module's own: the slice of the value, with an ``assign`` method.)
 Variable.__pos__ = lambda self: self._read()
 

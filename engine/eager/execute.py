@@ -23,7 +23,7 @@ from ..framework.registry import InferenceContext, format_shapes
 from ..framework.graph import SymbolicTensor
 from ..framework.tensor import EagerTensor
 
-__all__ = ["execute", "record", "explain_failure"]
+__all__ = ["execute", "execute_binary", "execute_read", "record", "explain_failure"]
 
 _NO_ATTRS = {}
 
@@ -55,8 +55,10 @@ def execute(op, inputs, attrs=_NO_ATTRS, name=None):
             try:
                 n = len(inputs)
                 if op.resource_input:   # a variable op: the kernel gets the variable itself, and the values
-                    result = kernel(inputs[0], *_values_on(device, inputs[1:]), **attrs) if n > 1 else \
-                        kernel(inputs[0], **attrs)
+                    if n == 2 and inputs[1]._device.backend is NUMPY:   # an assignment
+                        result = kernel(inputs[0], inputs[1]._value, **attrs)
+                    else:
+                        result = kernel(inputs[0], *_values_on(device, inputs[1:]), **attrs)
                 elif n == 2 and inputs[0]._device.backend is NUMPY and inputs[1]._device.backend is NUMPY:
                     x, y = inputs
                     result = kernel(x._value, y._value, **attrs) if attrs else kernel(x._value, y._value)
@@ -79,15 +81,60 @@ def execute(op, inputs, attrs=_NO_ATTRS, name=None):
             raise _symbolic_input_error(op, inputs) from None
         raise explain_failure(op, inputs, attrs, exc) from None
 
-    if op.num_outputs == 1:
-        out = EagerTensor(result, device)
-        if c.tapes:
-            record(op, inputs, attrs, (out,))
-        return out
-    outs = [EagerTensor(r, device) for r in result]
+    outs = (EagerTensor(result, device),) if op.num_outputs == 1 else [EagerTensor(r, device) for r in result]
+    for tape in c.tapes:   # 4. offer the op to every recording tape
+        tape.record_operation(op, inputs, attrs, outs)
+    return outs[0] if op.num_outputs == 1 else outs
+
+
+def execute_binary(op, x, y, name=None):
+    """``execute(op, (x, y))`` for two eager tensors: the hottest call of the engine (``a + b``).
+
+    The same steps as :func:`execute`, for the case elementwise arithmetic meets almost
+    always (both on the one host device, no device scope, no graph being built); any
+    other case, and any kernel failure, goes through :func:`execute` itself.
+    """
+    c = ctx
+    device = x._device
+    if c.graph is not None or c.device is not None or device is not y._device or device.backend is not NUMPY:
+        return execute(op, (x, y), _NO_ATTRS, name)
+    kernel = op.door_kernel or _build_kernel(op)
+    token = FP_STATE.set(FP_IGNORE) if op.quiet_fp else None
+    try:
+        result = kernel(x._value, y._value)
+    except Exception as exc:  # noqa: BLE001  (translated into TF's error, as execute does)
+        raise explain_failure(op, (x, y), _NO_ATTRS, exc) from None
+    finally:
+        if token is not None:
+            FP_STATE.reset(token)
+    out = EagerTensor(result, device)
     if c.tapes:
-        record(op, inputs, attrs, outs)
-    return outs
+        outs = (out,)
+        for tape in c.tapes:
+            tape.record_operation(op, (x, y), _NO_ATTRS, outs)
+    return out
+
+
+def execute_read(op, variable):
+    """``execute(op, (variable,))`` for ``ReadVariableOp`` on an eager variable (every layer reads its weights).
+
+    The op runs where the variable lives, on its buffer; what a tape records is the
+    op with the ``Variable`` itself as its input, as :func:`execute` records it.
+    """
+    c = ctx
+    device = variable._device
+    if c.graph is not None or device.backend is not NUMPY:
+        return execute(op, (variable,))
+    kernel = op.door_kernel or _build_kernel(op)
+    try:
+        out = EagerTensor(kernel(variable), device)
+    except Exception as exc:  # noqa: BLE001  (translated into TF's error, as execute does)
+        raise explain_failure(op, (variable,), _NO_ATTRS, exc) from None
+    if c.tapes:
+        outs = (out,)
+        for tape in c.tapes:
+            tape.record_operation(op, (variable,), _NO_ATTRS, outs)
+    return out
 
 
 def _build_kernel(op):

@@ -196,7 +196,7 @@ class GradientTape(metaclass=_TapeSeamMeta):
 
     def variable_accessed(self, variable):
         """Called by ``Variable`` reads: auto-watch trainable variables."""
-        if self._watch_accessed_variables and variable.trainable:
+        if variable._id not in self._watched and self._watch_accessed_variables and variable.trainable:
             self._watch_variable(variable)
 
     def watched_variables(self):
@@ -228,7 +228,11 @@ class GradientTape(metaclass=_TapeSeamMeta):
         for o in outputs:
             watched.add(o._id)
         keep = op_def.saves_inputs
-        kept_in = tuple(inputs) if keep is True else _shape_only(inputs) if keep is False else _keep(inputs, keep)
+        if op_def.resource_input:
+            kept_in = inputs   # a variable read: the variable itself (it outlives the tape; nothing to copy)
+        else:
+            kept_in = tuple(inputs) if keep is True else _shape_only(inputs) if keep is False else \
+                _keep(inputs, keep)
         keep = op_def.saves_outputs
         if keep is False and len(outputs) == 1:
             # Fast path: ``_shape_only(outputs)`` for the usual single output, inline (one call less per
@@ -331,7 +335,7 @@ class GradientTape(metaclass=_TapeSeamMeta):
         flat_targets = [_as_target(t, True) for t in _flatten(target)]
         flat_sources = _flatten(sources)
         for s in flat_sources:
-            if not _plain_leaf(type(s)) and not (isinstance(s, Tensor) or hasattr(s, "_is_variable")):
+            if not (isinstance(s, Tensor) or hasattr(s, "_is_variable")):
                 raise _bad_argument(s, "sources")
         if unconnected_gradients is not UnconnectedGradients.NONE:   # (an Enum call costs a microsecond)
             unconnected_gradients = _unconnected(unconnected_gradients)
@@ -643,7 +647,8 @@ def _plain_leaf(kind):
 
 def _is_flat(structure):
     for x in structure:
-        if not _plain_leaf(type(x)):
+        kind = type(x)
+        if kind is not EagerTensor and not getattr(kind, "_is_variable", False):   # (_plain_leaf, inline)
             return False
     return True
 
@@ -735,6 +740,8 @@ def _carries_gradient(x):
             return True
     elif kind is EagerTensor and getattr(x._value.dtype, "kind", None) == "f":
         return True
+    elif getattr(kind, "_is_variable", False) and x._graph is None:   # a variable read's input: the variable
+        return getattr(x._value, "dtype", None) is not None and x._value.dtype.kind == "f" or carries_gradient(x)
     return carries_gradient(x)
 
 

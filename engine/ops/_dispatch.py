@@ -13,7 +13,7 @@ registry row (``op_def.dtypes``), so a row is the only place an op's facts live.
 """
 import numpy as np
 
-from ..eager.execute import execute
+from ..eager.execute import execute, execute_binary
 from ..framework import dtypes
 from ..framework.context import ctx
 from ..framework.device import default_device
@@ -53,12 +53,12 @@ def binary_op(op_type, x, y, name=None, convert=None):
                 y = scalar_like(y, x)
             elif getattr(y, "_is_variable", False):   # a layer's ``x + bias``: read the variable (ReadVariableOp)
                 y = y._read()
-        if type(y) is EagerTensor:   # the common case: nothing to convert
-            kind = x._value.dtype
-            if kind == y._value.dtype and kind in op.np_dtypes:
-                return execute(op, (x, y), _NO_ATTRS, name)
-    elif type(x) is float and type(y) is EagerTensor and y._value.dtype.kind == "f":
+    elif type(x) is float and type(y) is EagerTensor and y._value.dtype.kind == "f":   # ``0.5 * x``
         x = scalar_like(x, y)
+    if type(x) is EagerTensor and type(y) is EagerTensor:   # the common case: nothing (more) to convert
+        kind = x._value.dtype
+        if kind == y._value.dtype and kind in op.np_dtypes:
+            return execute_binary(op, x, y, name)
     if op.dtypes == BOOL and isinstance(x, Tensor) and isinstance(y, Tensor):
         pass   # typed-bool inputs: each is checked on its own below, not against the other
     else:
