@@ -119,11 +119,6 @@ def carries_gradient(x):
     return dtype.is_floating or dtype is dtypes.variant or dtype is dtypes.resource
 
 
-# Sparse gradients pass unchanged through the gradients of these registry ops (TF's do too); every other
-# gradient function receives them dense. (TF also keeps them sparse through ``Cast``; the engine densifies.)
-_SPARSE_PASS_THROUGH = frozenset({"ReadVariableOp", "Identity"})
-
-
 def backprop(ops, targets, sources, seeds, adapter, unconnected_gradients=UnconnectedGradients.NONE,
              stop_ids=None):
     """d(sum of ``targets``)/d(``sources``) over ``ops``: one gradient (or ``None``) per source.
@@ -264,7 +259,10 @@ def _in_tf_order(parts):
 def _sparse_into(op, out_grads):
     """``out_grads`` as ``op``'s gradient function receives them: ``IndexedSlices`` densified, except
     for the registered gradients of the ops that pass them through unchanged."""
-    if op.backward is None and op.type in _SPARSE_PASS_THROUGH:
+    # Sparse gradients pass unchanged through the ops whose output is their input (a row's
+    # ``linear="identity"``: Identity, ReadVariableOp), as in TF; every other gradient function receives them
+    # dense. (TF also keeps them sparse through ``Cast``; the engine densifies.)
+    if op.backward is None and op.op_def is not None and op.op_def.linear == "identity":
         return out_grads
     return [densify(g) if type(g) is IndexedSlices else g for g in out_grads]
 
