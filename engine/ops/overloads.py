@@ -32,14 +32,6 @@ def _radd(y, x):
     return binary_op("AddV2", x, y, "add", convert=math_ops._add_inputs)
 
 
-def _sub(x, y):
-    return binary_op("Sub", x, y, "sub")
-
-
-def _rsub(y, x):
-    return binary_op("Sub", x, y, "sub")
-
-
 def _mul(x, y):
     """``*``: ``Mul``; on bool tensors a logical AND, as TF's operator (``tf.multiply`` refuses bool)."""
     if type(x) is EagerTensor and x._value.dtype != _NP_BOOL:
@@ -53,22 +45,6 @@ def _rmul(y, x):
     return math_ops._mul_operator(x, y, name="mul")
 
 
-def _floordiv(x, y):
-    return binary_op("FloorDiv", x, y, "floordiv")
-
-
-def _rfloordiv(y, x):
-    return binary_op("FloorDiv", x, y, "floordiv")
-
-
-def _mod(x, y):
-    return binary_op("FloorMod", x, y, "mod")
-
-
-def _rmod(y, x):
-    return binary_op("FloorMod", x, y, "mod")
-
-
 def _pow(x, y):
     return math_ops.pow(x, y, name="pow")
 
@@ -77,20 +53,15 @@ def _rpow(y, x):
     return math_ops.pow(x, y, name="pow")
 
 
-def _lt(x, y):
-    return binary_op("Less", x, y, "Less")
+def _operator(op_type, graph_name):
+    """``x (op) y`` and its reflected form ``y (op) x`` (``2 - x``), both binding ``op_type``."""
+    def forward(x, y):
+        return binary_op(op_type, x, y, graph_name)
 
-
-def _le(x, y):
-    return binary_op("LessEqual", x, y, "LessEqual")
-
-
-def _gt(x, y):
-    return binary_op("Greater", x, y, "Greater")
-
-
-def _ge(x, y):
-    return binary_op("GreaterEqual", x, y, "GreaterEqual")
+    def reflected(y, x):
+        return binary_op(op_type, x, y, graph_name)
+    forward.__name__, reflected.__name__ = f"_{graph_name.lower()}", f"_r{graph_name.lower()}"
+    return forward, reflected
 
 
 def _bool_or_bitwise(logical, bitwise):
@@ -136,9 +107,11 @@ def _ne(x, y):
 
 
 _BINARY = {
-    "add": (_add, _radd), "sub": (_sub, _rsub), "mul": (_mul, _rmul), "floordiv": (_floordiv, _rfloordiv),
-    "mod": (_mod, _rmod), "pow": (_pow, _rpow), "lt": (_lt, None), "le": (_le, None), "gt": (_gt, None),
-    "ge": (_ge, None),
+    "add": (_add, _radd), "sub": _operator("Sub", "sub"), "mul": (_mul, _rmul),
+    "floordiv": _operator("FloorDiv", "floordiv"), "mod": _operator("FloorMod", "mod"), "pow": (_pow, _rpow),
+    # comparisons have no reflected form: Python tries ``y > x`` for ``x < y`` itself
+    "lt": (_operator("Less", "Less")[0], None), "le": (_operator("LessEqual", "LessEqual")[0], None),
+    "gt": (_operator("Greater", "Greater")[0], None), "ge": (_operator("GreaterEqual", "GreaterEqual")[0], None),
 }
 
 
