@@ -105,9 +105,11 @@ with strategy.scope():
 
 # %% [markdown]
 # ## `experimental_distribute_dataset`: the dataset yields GLOBAL batches, the strategy splits them
-# Each global batch is cut along its first axis into `ceil(B/N)`-sized slices, one per replica,
-# each placed on its replica's device. A short last batch can leave a replica with nothing; that
-# is why the loss must be divided by the *global* batch size, never by the slice's own size.
+# Each global batch is cut along its first axis into N slices, one per replica, each placed on its
+# replica's device. As in TF, the slice sizes differ by at most one, the larger ones first (10 over
+# 4 replicas: 3, 3, 2, 2). A short last batch fills the same slices in order and can leave a replica
+# with nothing; that is why the loss must be divided by the *global* batch size, never by the
+# slice's own size.
 
 # %%
 data = tf.data.Dataset.from_tensor_slices(np.arange(8, dtype=np.float32).reshape(8, 1)).batch(8)
@@ -726,7 +728,7 @@ ex3 = float(strategy4.experimental_local_results(strategy4.run(ex3_step, args=(x
 
 # %%
 assert ex1 == [6400] * 5, ex1                      # 2(N-1)/N x 4000 bytes
-assert ex2 == [3, 3, 3, 1], ex2                    # ceil(10/4) = 3 per slice
+assert ex2 == [3, 3, 2, 2], ex2                    # 10 = 4 * 2 + 2: the first two slices get one more
 assert abs(ex3 - float(np.mean(2 * (3.0 * xs16 - xs16) * xs16))) < 1e-5, ex3
 print("exercises OK")
 

@@ -3,10 +3,13 @@
 ``strategy.experimental_distribute_dataset(dataset)`` takes a dataset of
 *global* batches. Each global batch of B examples is cut along its first
 dimension into N consecutive slices, one per replica, each placed on its
-replica's device: with B = 64 and N = 4 every replica gets 16 examples. The
-slice size is ``ceil(B / N)``, as TF's rebatching does, so a short last batch of
-5 over 4 replicas gives 2, 2, 1 and 0 examples (a replica may get an empty
-slice; ``tf.nn.compute_average_loss`` still divides by the global batch).
+replica's device: with B = 64 and N = 4 every replica gets 16 examples. As in
+TF (``batch_sizes_for_worker``), slice sizes differ by at most one, the larger
+ones first: B = 10 over 4 replicas gives 3, 3, 2 and 2; B = 5 gives 2, 1, 1, 1.
+A short last batch (fewer than the dataset's B examples) fills the same slices
+in order, as TF's rebatching does: the last 5 of a dataset batched by 10 give
+3, 2, 0 and 0 (a replica may get an empty slice; ``tf.nn.compute_average_loss``
+still divides by the global batch).
 
 ``strategy.distribute_datasets_from_function(dataset_fn)`` instead lets you build
 per-replica batches yourself: ``dataset_fn(input_context)`` returns a dataset of
@@ -30,12 +33,23 @@ from .values import PerReplica, PerReplicaSpec, _map_structure, flatten_values
 __all__ = ["DistributedDataset", "DistributedDatasetsFromFunction", "DistributedIterator", "split_global_batch"]
 
 
-def _slice_bounds(batch, n):
-    chunk = -(-batch // n)
-    return [(min(i * chunk, batch), min((i + 1) * chunk, batch)) for i in range(n)]
+def slice_sizes(global_batch, n):
+    """TF's per-replica batch sizes for a global batch: as equal as possible, the larger ones first."""
+    base, extra = divmod(global_batch, n)
+    return [base + (1 if i < extra else 0) for i in range(n)]
 
 
-def _split_tensor(x, devices):
+def _slice_bounds(batch, n, global_batch=None):
+    """``(start, end)`` of each replica's slice of a batch of ``batch`` examples (of a ``global_batch``)."""
+    bounds, start = [], 0
+    for size in slice_sizes(batch if global_batch is None else global_batch, n):
+        end = min(start + size, batch)
+        bounds.append((start, end))
+        start = end
+    return bounds
+
+
+def _split_tensor(x, devices, global_batch=None):
     """One tensor's N slices along axis 0 (eager: NumPy views placed on each device; symbolic: slicing ops)."""
     n = len(devices)
     if any(d is None for d in devices):      # the default strategy's one "device": wherever ops run now
@@ -45,30 +59,32 @@ def _split_tensor(x, devices):
             raise ValueError(f"Cannot split a scalar across {n} replicas: every element of a distributed dataset "
                              f"must have a batch dimension. Call dataset.batch(global_batch_size) first.")
         value = x._value
-        return [EagerTensor(d.put(value[start:end]), d) for (start, end), d in zip(_slice_bounds(len(value), n),
-                                                                                   devices)]
-    batch = array_ops.shape(x)[0]
-    chunk = math_ops.floordiv(batch + (n - 1), n)
+        bounds = _slice_bounds(len(value), n, global_batch)
+        return [EagerTensor(d.put(value[start:end]), d) for (start, end), d in zip(bounds, devices)]
+    batch = array_ops.shape(x)[0]     # unknown until run time: the sizes as slice_sizes(batch, n) computes them
+    base, extra = math_ops.floordiv(batch, n), math_ops.floormod(batch, n)
     pieces = []
     for i, d in enumerate(devices):
         with device_scope(d):
-            start = math_ops.minimum(chunk * i, batch)
-            end = math_ops.minimum(chunk * (i + 1), batch)
+            start = base * i + math_ops.minimum(extra, i)
+            end = base * (i + 1) + math_ops.minimum(extra, i + 1)
             pieces.append(x[start:end])
     return pieces
 
 
-def split_global_batch(strategy, structure):
+def split_global_batch(strategy, structure, global_batch=None):
     """Split every tensor of ``structure`` (a global batch) into a ``PerReplica`` of per-replica slices.
 
-    With one replica the tensors are only placed on its device (no ``PerReplica``).
+    ``global_batch``: the dataset's batch size, when ``structure`` may be its short last batch
+    (None: the batch itself is the global batch). With one replica the tensors are only placed
+    on its device (no ``PerReplica``).
     """
     devices = strategy.extended._devices
 
     def split(x):
         if not isinstance(x, Tensor):
             return x
-        pieces = _split_tensor(x, devices)
+        pieces = _split_tensor(x, devices, global_batch)
         return pieces[0] if len(pieces) == 1 else PerReplica(pieces)
     return _map_structure(split, structure)
 
@@ -113,7 +129,15 @@ class DistributedDataset:
 
     def __iter__(self):
         it = iter(self._dataset)
-        return DistributedIterator(self._strategy, lambda: split_global_batch(self._strategy, next(it)))
+        global_batch = []   # the dataset's batch size: the first batch's (only the last may be shorter)
+
+        def next_step():
+            batch = next(it)
+            sizes = [len(x._value) for x in flatten_values(batch) if isinstance(x, EagerTensor) and x.shape.rank]
+            if sizes and not global_batch:
+                global_batch.append(sizes[0])
+            return split_global_batch(self._strategy, batch, global_batch[0] if global_batch else None)
+        return DistributedIterator(self._strategy, next_step)
 
     @property
     def element_spec(self):
