@@ -13,6 +13,13 @@ the same call builds a graph node instead: one entry point, two modes.
 Errors: if a kernel fails, the op's shape function is asked to explain the
 failure; the user gets ``InvalidArgumentError`` naming the op, shapes and
 dtypes, in TF's ``... [Op:MatMul]`` style, never a raw NumPy traceback.
+
+Every op of the engine runs through :func:`execute` (eager calls, operators,
+variable reads and writes; graph construction goes through its graph branch),
+so swapping a registry row (``registry.override``) reaches every caller. The two
+commonest calls have entries of their own that take the same steps with fewer
+checks: :func:`execute_binary` (``a + b`` on two host tensors) and
+:func:`execute_read` (a variable read). Read :func:`execute` first.
 """
 from ..framework.backend import NUMPY
 from ..framework.context import ctx
@@ -92,7 +99,7 @@ def execute_binary(op, x, y, name=None):
 
     The same steps as :func:`execute`, for the case elementwise arithmetic meets almost
     always (both on the one host device, no device scope, no graph being built); any
-    other case, and any kernel failure, goes through :func:`execute` itself.
+    other case goes through :func:`execute` itself. A kernel failure gets the same error.
     """
     c = ctx
     device = x._device
