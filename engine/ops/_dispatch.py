@@ -18,7 +18,7 @@ from ..framework import dtypes
 from ..framework.context import ctx
 from ..framework.device import default_device
 from ..framework.errors import InvalidArgumentError
-from ..framework.registry import get_op, op_rows
+from ..framework.registry import op_rows
 from ..framework.tensor import EagerTensor, Tensor, convert_to_tensor, scalar_like
 
 __all__ = ["execute", "binary_op", "unary_op", "binary_inputs", "check_same_dtype", "int_tensor", "to_tensor",

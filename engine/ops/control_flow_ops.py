@@ -87,10 +87,9 @@ from ..eager.tape import record_operation
 from ..framework import dtypes
 from ..framework.context import ctx
 from ..framework.errors import InvalidArgumentError
-from ..framework.executor import compile_plan, prune
-from ..framework.func_graph import FuncGraph
+from ..framework.executor import prune
 from ..framework.graph import SymbolicTensor, control_dependencies
-from ..framework.registry import get_op, register_op
+from ..framework.registry import register_op
 from ..framework.tensor import Tensor, convert_to_tensor
 from ..framework.tensor_shape import TensorShape, as_shape
 from ..util import nest

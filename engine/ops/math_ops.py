@@ -41,10 +41,8 @@ import math
 
 import numpy as np
 
-from ..eager.execute import record
 from ..eager.tape import _Meta
 from ..framework import dtypes
-from ..framework.backend import NUMPY
 from ..framework.context import ctx
 from ..framework.errors import InvalidArgumentError, NotFoundError
 from ..framework.floating_point import quiet, quietly
