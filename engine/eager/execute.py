@@ -88,7 +88,10 @@ def execute(op, inputs, attrs=_NO_ATTRS, name=None):
             raise _symbolic_input_error(op, inputs) from None
         raise explain_failure(op, inputs, attrs, exc) from None
 
-    outs = (EagerTensor(result, device),) if op.num_outputs == 1 else [EagerTensor(r, device) for r in result]
+    if op.num_outputs == 1:
+        outs = (EagerTensor(result, device),)
+    else:   # several outputs, or none (an assignment: nothing to wrap)
+        outs = [EagerTensor(r, device) for r in result] if result else []
     for tape in c.tapes:   # 4. offer the op to every recording tape
         tape.record_operation(op, inputs, attrs, outs)
     return outs[0] if op.num_outputs == 1 else outs
