@@ -21,9 +21,11 @@
 # must happen before the first tensor exists, as in TensorFlow.
 
 # %%
+import atexit
 import base64
 import json
 import os
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -391,6 +393,7 @@ with serving.as_default():
     ys = tf.nn.bias_add(tf.matmul(xs, tf.constant(w_trained, name="w")),
                         tf.constant(b_trained, name="b"), name="y")
 export_dir = tempfile.mkdtemp(prefix="lesson30_")
+atexit.register(shutil.rmtree, export_dir, ignore_errors=True)   # removed when the kernel stops
 path = tf.io.write_graph(serving, export_dir, "model.json")
 text = open(path, encoding="utf-8").read()
 print(len(text), "bytes of text:\n")

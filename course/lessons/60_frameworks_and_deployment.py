@@ -33,8 +33,10 @@
 # lessons 30 and 50, that must happen before the first tensor exists.
 
 # %%
+import atexit
 import json
 import os
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -55,6 +57,7 @@ except RuntimeError as e:              # the runtime already started (re-running
 print([d.name for d in tf.config.list_logical_devices()])
 v1 = tf.compat.v1
 WORK = tempfile.mkdtemp(prefix="lesson60_")   # everything this lesson writes goes here
+atexit.register(shutil.rmtree, WORK, ignore_errors=True)   # and is removed when the kernel stops
 
 # %% [markdown]
 # ## The model: a Module with a forward pass, PyTorch style
