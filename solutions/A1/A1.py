@@ -31,8 +31,26 @@
 # | 5 | `GRADS`: gradients of AddV2, Sub, Mul, MatMul, Exp, Sum, Relu, Neg | 8 |
 # | 6 | `GradientTape`: `watch`, `persistent`, unconnected sources | 4 |
 #
-# Rules: use engine ops (`tf.*`) on tensors; do **not** call the engine's own
-# `tf.GradientTape`, `tf.gradients` or its registered gradient functions: the grader checks.
+# Rules:
+# * Compute gradients with engine ops (`tf.*`) on tensors. NumPy is fine for bookkeeping (shapes,
+#   axes, index lists, `axis.numpy()`), and so are helper functions of your own and extra cells.
+# * Do **not** use the engine's own autodiff: `tf.GradientTape`, `tf.gradients` or its registered
+#   gradient functions. The grader checks in two ways, and either one costs the task all its
+#   points:
+#   - **By name.** An answer cell that uses one of these names gets "this task must reimplement
+#     autodiff: your code uses ...": `GradientTape` (as in `tf.GradientTape`; defining your own
+#     class of that name in task 6 is fine, but writing the name anywhere else in an answer cell
+#     counts, even `super(GradientTape, self)`: write `super()`), `gradients` (a local variable
+#     of that name counts too: call it `grads`), `imperative_grad`, `call_gradient`,
+#     `registry`, `get_op`, `_entries`, `op_def`, `input_grads`, `jacobian`, `RecordedOp`,
+#     `record_operation`, or a dynamic lookup: `getattr`, `eval`, `exec`, `compile`,
+#     `__import__`, `importlib`, `globals`, `locals`, `vars`, `__dict__`, `__builtins__`,
+#     `modules`, `__subclasses__`, `__globals__`.
+#   - **At run time.** Calling the engine's tape or gradient functions while a task is graded
+#     gets "your code called the engine's own GradientTape or gradient functions".
+# * The hidden tests run each task on random programs made of the eight ops of task 5, with
+#   per-student random shapes and values, and compare with the engine.
+#
 # Run `python -m autograder check A1.ipynb` for a quick self-check on random programs.
 
 # %% nbgrader={"grade": false, "grade_id": "setup", "locked": true, "schema_version": 3, "solution": false, "task": false}
@@ -116,10 +134,12 @@ assert _z._id in _t.watched and _u._id not in _t.watched
 # %% [markdown] nbgrader={"grade": false, "grade_id": "task2_md", "locked": true, "schema_version": 3, "solution": false, "task": false}
 # ## Task 2: the order of the backward walk (2 points)
 #
-# `backward_order(entries, target_id)` gets entries **in any order** and returns the entries
-# the target depends on (directly or not), ordered so that every entry comes **before** the
-# entries that produced its inputs (consumers first: a reverse topological order).
-# Entries the target does not depend on must not appear.
+# `backward_order(entries, target_id)` gets a list of `Entry` objects **in any order** and returns
+# a list of the entries the target depends on (directly or not), ordered so that every entry comes
+# **before** the entries that produced its inputs (consumers first: a reverse topological order).
+# Entries the target does not depend on must not appear, and none appears twice. A tensor id that
+# no entry produced (a watched input) ends the search. When several orders are valid, **any valid
+# order is accepted**: the grader checks the order, it does not compare it with one answer.
 
 # %% nbgrader={"grade": false, "grade_id": "backward_order", "locked": false, "schema_version": 3, "solution": true, "task": false}
 def backward_order(entries, target_id):
@@ -230,10 +250,18 @@ assert float(unbroadcast(_g, ())) == 6.0
 # %% [markdown] nbgrader={"grade": false, "grade_id": "task5_md", "locked": true, "schema_version": 3, "solution": false, "task": false}
 # ## Task 5: gradients of ops (8 points, 1 per op)
 #
-# `GRADS[op_type](entry, dy)` returns one gradient per input of the op (`None` for inputs
-# that get none, such as `Sum`'s axis). `dy` has the output's shape. Binary ops broadcast:
-# use `unbroadcast`. `Sum` has inputs `(x, axis)` and attr `keep_dims`; `MatMul` here never
-# transposes. Write them with engine ops.
+# `GRADS[op_type](entry, dy)` returns a list with one gradient per input of the op (`None` for
+# inputs that get none, such as `Sum`'s axis). `dy` has the output's shape and dtype (float32).
+# `entry.inputs`/`entry.outputs` are the op's tensors, with their values.
+# * `AddV2`, `Sub`, `Mul` broadcast: use `unbroadcast` to give each gradient its input's shape.
+# * `MatMul`: two matrices; here it never transposes.
+# * `Sum` (`tf.reduce_sum`) has inputs `(x, axis)`: `axis` is an int32 tensor, a scalar or a
+#   vector, possibly negative (`-1` is the last axis); `tf.reduce_sum(x)` with no axis records
+#   every axis (`[0, 1, ...]`). `entry.attrs["keep_dims"]` says whether the summed axes were kept (the hidden
+#   tests use `keep_dims=False`). NumPy may do the index bookkeeping (`axis.numpy()`).
+# * `Relu`, `Exp` and `Neg` are elementwise; `Exp` and `Relu` may use their output
+#   (`entry.outputs[0]`).
+# Write the gradients themselves with engine ops.
 
 # %% nbgrader={"grade": false, "grade_id": "grads", "locked": false, "schema_version": 3, "solution": true, "task": false}
 def _shape(t):
@@ -315,12 +343,20 @@ assert GRADS["Relu"](_e, tf.ones([1, 3]))[0].numpy().tolist() == [[1.0, 0.0, 1.0
 # ## Task 6: the GradientTape (4 points)
 #
 # Put it together, with TF's semantics:
-# * `GradientTape(persistent=False, watch_accessed_variables=True)`; trainable variables read
-#   inside the tape are watched automatically (the plumbing does it);
-# * `watch(t)` watches a tensor (a constant, say);
-# * `gradient(target, sources)`: `sources` is one tensor/variable or a list; returns the same
-#   structure; `None` for a source the target does not depend on; the seed is `tf.ones_like(target)`;
-# * a non-persistent tape can compute gradients once: a second call raises `RuntimeError`.
+# * `GradientTape(persistent=False, watch_accessed_variables=True)`. Trainable variables read
+#   inside the tape are watched automatically; the plumbing does it: a variable read is recorded
+#   as a `ReadVariableOp` entry whose input is the `Variable` itself, and the plumbing adds the
+#   variable's `_id` to `watched` **before** the read is recorded. With
+#   `watch_accessed_variables=False` only what you `watch` is watched.
+# * `watch(t)` watches a tensor (a constant, say) or a variable: add its `_id` to `watched`.
+# * `gradient(target, sources)`: `target` is one tensor; `sources` is one tensor or variable, or
+#   a **list** of them. For one source return one gradient; for a list return a list of
+#   gradients in the same order. A source the target does not depend on gets `None`. The seed is
+#   `tf.ones_like(target)`.
+# * A non-persistent tape computes gradients once: a second `gradient` call raises `RuntimeError`.
+#   A persistent tape answers any number of calls.
+# * Not tested (leave them out or add them as you like): `output_gradients`,
+#   `unconnected_gradients`, tuple or dict sources, calling `gradient` inside the `with` block.
 #
 # Use `record`, `backward_order`, `backprop` and `GRADS` (via `vjp` below).
 
