@@ -144,7 +144,7 @@ def backward_order(entries, target_id):
     raise NotImplementedError()
 
 
-# %% deletable=false editable=false nbgrader={"cell_type": "code", "checksum": "6d2c051d3a471a589d82e4c906e9346c", "grade": true, "grade_id": "test_backward_order", "locked": true, "points": 2, "schema_version": 3, "solution": false, "task": false}
+# %% deletable=false editable=false nbgrader={"cell_type": "code", "checksum": "d1697d9eff934362dc605675d30cfc76", "grade": true, "grade_id": "test_backward_order", "locked": true, "points": 2, "schema_version": 3, "solution": false, "task": false}
 class _T:
     def __init__(self, i):
         self._id = i
@@ -153,7 +153,12 @@ _b = Entry("B", [_T(2)], [_T(3)])
 _c2 = Entry("C", [_T(2), _T(3)], [_T(4)])
 _d = Entry("D", [_T(1)], [_T(5)])    # not needed for target 4
 _o = backward_order([_c2, _d, _a, _b], 4)
-assert [e.op_type for e in _o] == ["C", "B", "A"], _o
+assert [e.op_type for e in _o] == ["C", "B", "A"], _o   # the only valid order here
+# Two branches: E and F both read tensor 1 and feed G. [G, E, F] and [G, F, E] are both valid.
+_e1, _f1 = Entry("E", [_T(1)], [_T(2)]), Entry("F", [_T(1)], [_T(3)])
+_g1 = Entry("G", [_T(2), _T(3)], [_T(4)])
+_o = [e.op_type for e in backward_order([_e1, _g1, _f1], 4)]
+assert _o in (["G", "E", "F"], ["G", "F", "E"]), _o
 
 
 # %% [markdown] deletable=false editable=false nbgrader={"cell_type": "markdown", "checksum": "2573fde474b0e5da6692c8576adfaff4", "grade": false, "grade_id": "task3_md", "locked": true, "schema_version": 3, "solution": false, "task": false}
