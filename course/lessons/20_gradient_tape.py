@@ -37,6 +37,10 @@ viz.draw_tape(tape, target=y, step=0)
 # %%
 viz.draw_tape(tape, target=y, step=2)
 
+# %% [markdown]
+# Each recorded op says which op it was as `type`, as TF's `Operation.type` does (`"Mul"`, `"AddV2"`).
+# The tape you build in assignment A1 keeps the same fact in its `Entry` objects as `op_type`.
+
 # %%
 print([e.type for e in tape._entries])                 # what was recorded
 print([e.type for e in reversed(tape._entries)])       # the order of the walk
