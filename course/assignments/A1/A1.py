@@ -273,13 +273,22 @@ GRADS = {"AddV2": add_grad, "Sub": sub_grad, "Mul": mul_grad, "MatMul": matmul_g
          "Sum": sum_grad, "Relu": relu_grad, "Neg": neg_grad,
          "ReadVariableOp": lambda e, dy: [dy]}   # reading a variable: identity (given)
 
-# %% deletable=false editable=false nbgrader={"cell_type": "code", "checksum": "0da5d99be2dbdd40822462f05a2a5757", "grade": true, "grade_id": "test_grads", "locked": true, "points": 8, "schema_version": 3, "solution": false, "task": false}
+# %% deletable=false editable=false nbgrader={"cell_type": "code", "checksum": "fa80f29c8ab72c2c089808bf2ed62a76", "grade": true, "grade_id": "test_grads", "locked": true, "points": 8, "schema_version": 3, "solution": false, "task": false}
 _x, _b = tf.constant([[1.0, -2.0, 3.0]]), tf.constant([0.5, 0.5, 0.5])
 _e = Entry("Mul", [_x, _b], [_x * _b])
 _gx, _gb = GRADS["Mul"](_e, tf.ones([1, 3]))
 assert _gb.numpy().tolist() == [1.0, -2.0, 3.0] and _gx.numpy().tolist() == [[0.5, 0.5, 0.5]]
 _e = Entry("Relu", [_x], [tf.nn.relu(_x)])
 assert GRADS["Relu"](_e, tf.ones([1, 3]))[0].numpy().tolist() == [[1.0, 0.0, 1.0]]
+_m = tf.constant([[1.0, 2.0], [3.0, 4.0]])
+for _axis in (tf.constant(-1), tf.constant([0, 1])):   # Sum's axis: a scalar (negative here) or a vector
+    _e = Entry("Sum", [_m, _axis], [tf.reduce_sum(_m, _axis)], {"keep_dims": False})
+    _dy = tf.ones_like(_e.outputs[0])
+    _gm, _gaxis = GRADS["Sum"](_e, _dy)
+    assert _gm.numpy().tolist() == [[1.0, 1.0], [1.0, 1.0]] and _gaxis is None
+_a, _w = tf.constant([[1.0, 2.0]]), tf.constant([[3.0], [4.0]])
+_ga, _gw = GRADS["MatMul"](Entry("MatMul", [_a, _w], [tf.matmul(_a, _w)]), tf.ones([1, 1]))
+assert _ga.numpy().tolist() == [[3.0, 4.0]] and _gw.numpy().tolist() == [[1.0], [2.0]]
 
 
 # %% [markdown] deletable=false editable=false nbgrader={"cell_type": "markdown", "checksum": "21d513cb569f8a446594065ae8e663ef", "grade": false, "grade_id": "task6_md", "locked": true, "schema_version": 3, "solution": false, "task": false}
@@ -323,7 +332,7 @@ class GradientTape(RecordingTape):
         raise NotImplementedError()
 
 
-# %% deletable=false editable=false nbgrader={"cell_type": "code", "checksum": "89638cb491f4c1b72589cf77cc45c561", "grade": true, "grade_id": "test_tape", "locked": true, "points": 4, "schema_version": 3, "solution": false, "task": false}
+# %% deletable=false editable=false nbgrader={"cell_type": "code", "checksum": "45b1eaa92e917d4bf3b430efc47868a0", "grade": true, "grade_id": "test_tape", "locked": true, "points": 4, "schema_version": 3, "solution": false, "task": false}
 _v = tf.Variable(2.0)
 with GradientTape() as _tape:
     _y = _v * _v * _v
@@ -333,3 +342,17 @@ with GradientTape(persistent=True) as _tape:
     _tape.watch(_c)
     _y = _c * _c
 assert float(_tape.gradient(_y, _c)) == 6.0 and float(_tape.gradient(_y, _c)) == 6.0
+_u = tf.constant(5.0)                                   # a list of sources, one of them unconnected
+with GradientTape() as _tape:
+    _tape.watch(_c)
+    _y = _c * _v
+_grads = _tape.gradient(_y, [_c, _v, _u])
+assert isinstance(_grads, list) and [float(_grads[0]), float(_grads[1])] == [2.0, 3.0] and _grads[2] is None
+try:                                                    # non-persistent: once only
+    _tape.gradient(_y, _c)
+    raise AssertionError("a second gradient call on a non-persistent tape must raise RuntimeError")
+except RuntimeError:
+    pass
+with GradientTape(watch_accessed_variables=False) as _tape:
+    _y = _v * _v
+assert _tape.gradient(_y, _v) is None                   # the variable was never watched
