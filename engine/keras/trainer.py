@@ -243,7 +243,7 @@ class Trainer:
         variables *before* ``train_function`` is traced.
 
         Otherwise the first trace would create them, and a ``tf.function`` whose first trace
-        creates variables traces a second time (TF's rule; see ``engine/eager/function.py``).
+        creates variables traces a second time (TF's rule; see ``engine/tracing/function.py``).
         The model runs once on placeholders in a throwaway graph (nothing is computed); its
         layers and the metrics build their variables outside it, as they do in a trace.
         (Under a distribution strategy only the optimizer is built here.)

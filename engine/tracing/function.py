@@ -423,7 +423,7 @@ _TRACER_SEAM = seams.declare(
         "tracer class is built once per tf.function as Tracer(python_function), and asked cache_key(args, "
         "kwargs) -> hashable on every call and trace(args, kwargs) -> ConcreteFunction on a new key. Inside "
         "`engine.seams.using(tracer=MyTracer)` every tf.function call uses MyTracer. See the docstring of "
-        "engine/eager/function.py.")
+        "engine/tracing/function.py.")
 
 
 # --------------------------------------------------------------------------------------

@@ -4,7 +4,7 @@ Running ``MatMul``, then ``BiasAdd``, then ``Relu`` as three kernels writes the
 matrix product to memory, reads it back to add the bias, writes that, reads it
 back for the ReLU, and writes again. One *fused* kernel does all three while the
 data is at hand, and skips two intermediate tensors. This pass finds such
-patterns and replaces each by one node of a fused op (``engine/ops/fused_ops.py``):
+patterns and replaces each by one node of a fused op (``engine/framework/optimizer/fused_ops.py``):
 
 1. **MatMul + BiasAdd (+ activation)** -> ``_FusedMatMul``. The bias may also be
    added with ``AddV2`` when the static shapes show it is a bias (a vector as long
