@@ -244,3 +244,10 @@ def test_fused_matmul_is_built_from_the_registered_rows():
         np.testing.assert_array_equal(got, want)
     got = fused(a, b, bias, transpose_b=True, fused_ops=("BiasAdd", "LeakyRelu"), leakyrelu_alpha=0.3)
     np.testing.assert_array_equal(got, get_op("LeakyRelu").kernel(NUMPY)(biased, alpha=0.3))
+
+
+def test_the_ops_that_run_sub_graphs_say_so():
+    # (was control_flow_ops.CONTROL_FLOW_OPS: replaying a function op by op replays these ops' graphs)
+    from engine.framework.registry import registered_ops
+    assert {name for name, op in registered_ops().items() if op.subgraphs} == {
+        "If", "StatelessIf", "While", "StatelessWhile", "WhileGrad"}

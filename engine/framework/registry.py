@@ -96,6 +96,9 @@ class OpDef:
         Input 0 is a variable (TF: a resource handle), passed to the kernel as the
         variable itself, whose buffer the kernel reads or replaces: ReadVariableOp,
         AssignVariableOp, ... Eagerly that input is the ``tf.Variable``.
+    ``subgraphs``
+        The op runs graphs held in its attrs (``If``, ``While``): replaying it op by op
+        (higher-order gradients through ``tf.function``) replays those graphs too.
     ``quiet_fp``
         The kernel runs in NumPy's "ignore" floating-point error state: ``exp(1000.)``
         is ``inf`` without a warning, as in TF (see ``floating_point.py``).
@@ -104,13 +107,13 @@ class OpDef:
     __slots__ = ("name", "make_kernel", "infer", "grad", "num_outputs", "stateful",
                  "saves_inputs", "saves_outputs", "_kernels", "cpu_kernel", "needs_runtime", "doc",
                  "dtypes", "np_dtypes", "ufunc", "elementwise", "linear", "commutative", "forwarding",
-                 "random", "resource_input", "quiet_fp", "overridden", "door_kernel", "ufunc_args", "persistent",
-                 "shape_only")
+                 "random", "resource_input", "subgraphs", "quiet_fp", "overridden", "door_kernel", "ufunc_args",
+                 "persistent", "shape_only")
 
     def __init__(self, name, kernel, infer=None, grad=None, num_outputs=1, stateful=False,
                  saves_inputs=True, saves_outputs=True, needs_runtime=False, doc="",
                  dtypes=None, ufunc=None, elementwise=False, linear=None, commutative=False,
-                 forwarding=False, random=False, resource_input=False, quiet_fp=False, ufunc_args=(),
+                 forwarding=False, random=False, resource_input=False, subgraphs=False, quiet_fp=False, ufunc_args=(),
                  persistent=False, shape_only=None):
         self.name = name
         self.make_kernel = kernel
@@ -135,6 +138,7 @@ class OpDef:
         self.forwarding = forwarding
         self.random = random
         self.resource_input = resource_input
+        self.subgraphs = subgraphs
         self.persistent = persistent
         self.shape_only = shape_only
         self.quiet_fp = quiet_fp

@@ -96,7 +96,8 @@ from ..util import nest
 from . import array_ops, math_ops
 from ._dispatch import execute
 from ..framework.graph_gradients import build_gradient_graph
-from ..framework.sub_graphs import ControlFlowGraph, GraphFunction, LoopRecord, _placeholder, resource_spec  # noqa: F401
+from ..framework.sub_graphs import (ControlFlowGraph, GraphFunction, LoopRecord, _placeholder,  # noqa: F401
+                                    resource_spec)
 
 __all__ = ["cond", "while_loop", "case", "switch_case", "Assert"]
 
@@ -282,10 +283,10 @@ def _num_if_outputs(attrs):
 
 
 _STATELESS_IF = register_op("StatelessIf", kernel=_if_kernel, infer=_infer_from_attrs, grad=_if_grad,
-                            num_outputs=_num_if_outputs, needs_runtime=True,
+                            num_outputs=_num_if_outputs, needs_runtime=True, subgraphs=True,
                             doc="Runs then_branch or else_branch (sub-graphs) depending on a scalar predicate.")
 _IF = register_op("If", kernel=_if_kernel, infer=_infer_from_attrs, grad=_if_grad, num_outputs=_num_if_outputs,
-                  needs_runtime=True, stateful=True,
+                  needs_runtime=True, stateful=True, subgraphs=True,
                   doc="StatelessIf for branches with side effects: never pruned, run in program order.")
 
 
@@ -552,10 +553,10 @@ def _num_while_outputs(attrs):
 
 
 _STATELESS_WHILE = register_op("StatelessWhile", kernel=_while_kernel, infer=_infer_from_attrs, grad=_while_grad,
-                               num_outputs=_num_while_outputs, needs_runtime=True,
+                               num_outputs=_num_while_outputs, needs_runtime=True, subgraphs=True,
                                doc="Runs the body sub-graph while the cond sub-graph returns True.")
 _WHILE = register_op("While", kernel=_while_kernel, infer=_infer_from_attrs, grad=_while_grad,
-                     num_outputs=_num_while_outputs, needs_runtime=True, stateful=True,
+                     num_outputs=_num_while_outputs, needs_runtime=True, stateful=True, subgraphs=True,
                      doc="StatelessWhile for loops with side effects.")
 
 
@@ -595,7 +596,7 @@ def _record_gradient_on_tapes(op_type, forward, dys, result, what):
 
 
 _WHILE_GRAD = register_op("WhileGrad", kernel=_while_grad_kernel, infer=_infer_from_attrs, grad=_while_grad_grad,
-                          num_outputs=lambda attrs: len(attrs["Tout"]), needs_runtime=True,
+                          num_outputs=lambda attrs: len(attrs["Tout"]), needs_runtime=True, subgraphs=True,
                           doc="Backward pass of a while loop: body_grad over the loop record, last iteration first.")
 
 
@@ -662,10 +663,6 @@ class _WhileGradient:
 # ======================================================================================
 # Eager replay (higher-order gradients through tf.function)
 # ======================================================================================
-# The ops that run sub-graphs: replayed by running their branch / iterations (``replay_op``).
-CONTROL_FLOW_OPS = frozenset(["If", "StatelessIf", "While", "StatelessWhile", "WhileGrad"])
-
-
 def replay_ops(graph, values, fetches, targets=()):
     """Run the ops of ``graph`` that ``fetches`` and ``targets`` need, eagerly, one by one.
 
@@ -691,7 +688,7 @@ def replay_ops(graph, values, fetches, targets=()):
                       "AssignSubVariableOp": "assign_sub"}[op.type]
             getattr(args[0], method)(args[1], read_value=False)
             continue
-        elif op.type in CONTROL_FLOW_OPS:
+        elif op.op_def.subgraphs:   # If, While: replayed by running their branch / iterations (replay_op)
             result = replay_op(op, args)
         else:
             result = execute(op.op_def, tuple(args), op.attrs)

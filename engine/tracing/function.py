@@ -98,7 +98,7 @@ from ..framework.tensor_shape import TensorShape
 from ..framework.graph_gradients import build_gradient_graph
 from ..framework.tensor_spec import TensorSpec
 from ..eager.tape import record_operation
-from ..ops.control_flow_ops import CONTROL_FLOW_OPS, replay_ops
+from ..ops.control_flow_ops import replay_ops
 from ..util import nest
 from ..variables import Variable as _Variable
 
@@ -632,7 +632,7 @@ class ConcreteFunction:
 
     def _no_higher_order(self):
         ops = sorted({op.type for op in self.graph.get_operations()
-                      if op.op_def.needs_runtime and op.type not in CONTROL_FLOW_OPS and
+                      if op.op_def.needs_runtime and not op.op_def.subgraphs and
                       not (op.type == "VarHandleOp" and "eager_variable" in op.attrs)})
         raise NotImplementedError(
             f"Cannot compute a higher-order gradient through the tf.function {self.name}: its ops "
@@ -830,7 +830,7 @@ def _replay_summary(ops, seen=None):
     for op in ops:
         if any(t.dtype == dtypes.variant for t in op.outputs):
             variants = True
-        if op.type in CONTROL_FLOW_OPS:
+        if op.op_def.subgraphs:
             while_grad = while_grad or op.type == "WhileGrad" or bool(op.attrs.get("_gradient"))
             for value in op.attrs.values():
                 graph = getattr(value, "graph", None)
