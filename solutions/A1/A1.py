@@ -16,8 +16,11 @@
 #
 # You will implement reverse-mode automatic differentiation (syllabus 3.1–3.5) on top of the
 # engine's *forward* ops. The engine offers every op it runs to each object in
-# `ctx.tapes` by calling `record_operation(op_def, inputs, attrs, outputs)`; the plumbing
-# class `RecordingTape` below does that part for you.
+# `ctx.tapes` by calling `record_operation(op_def, inputs, attrs, outputs)` (ops that bring their
+# own gradient, a `tf.function` call or a `tf.custom_gradient` function, come through
+# `record_custom(op_type, inputs, outputs, backward)`, and variable reads first through
+# `variable_accessed(variable)`: the engine's tape protocol, `engine.eager.tape.TAPE_PROTOCOL`);
+# the plumbing class `RecordingTape` below does that part for you.
 #
 # Six independent tasks (each is graded on its own: when task *k* is graded, the grader uses
 # reference versions of the other pieces, so a mistake in one task never costs points in another):
@@ -60,7 +63,11 @@ from engine.framework.context import ctx
 
 
 class Entry:
-    """One recorded op: its type, input/output tensors, their ids, and its attrs."""
+    """One recorded op: its type, input/output tensors, their ids, and its attrs.
+
+    ``backward`` is set (by the plumbing) only for ops that bring their own gradient: a
+    ``tf.function`` call or a ``tf.custom_gradient`` function (see ``vjp`` in task 6).
+    """
 
     def __init__(self, op_type, inputs, outputs, attrs=None):
         self.op_type = op_type
@@ -69,6 +76,7 @@ class Entry:
         self.input_ids = [t._id for t in inputs]
         self.output_ids = [t._id for t in outputs]
         self.attrs = dict(attrs or {})
+        self.backward = None
 
     def __repr__(self):
         return f"Entry({self.op_type}, in={self.input_ids}, out={self.output_ids})"
@@ -99,6 +107,14 @@ class RecordingTape:
     def variable_accessed(self, variable):
         if self.watch_accessed_variables and variable.trainable:
             self.watched.add(variable._id)
+
+    def record_custom(self, op_type, inputs, outputs, backward):
+        # An op with its own gradient (a tf.function call, a custom_gradient function): recorded by your
+        # `record` like any op, with its backward function attached for `vjp`.
+        first_new = len(self.entries)
+        record(self, op_type, list(inputs), list(outputs), {})
+        for entry in self.entries[first_new:]:
+            entry.backward = backward
 
 
 # %% [markdown] nbgrader={"grade": false, "grade_id": "task1_md", "locked": true, "schema_version": 3, "solution": false, "task": false}
@@ -376,6 +392,9 @@ assert _ga.numpy().tolist() == [[3.0, 4.0]] and _gw.numpy().tolist() == [[1.0], 
 
 # %% nbgrader={"grade": false, "grade_id": "tape", "locked": false, "schema_version": 3, "solution": true, "task": false}
 def vjp(entry, dy):
+    if entry.backward is not None:   # a tf.function call or a custom_gradient: the op's own backward function
+        others = [tf.zeros_like(o) for o in entry.outputs[1:]]   # (the walk follows the first output only)
+        return list(entry.backward(dy, *others))
     return GRADS[entry.op_type](entry, dy)
 
 

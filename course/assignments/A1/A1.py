@@ -13,13 +13,16 @@
 #     name: python3
 # ---
 
-# %% [markdown] deletable=false editable=false nbgrader={"cell_type": "markdown", "checksum": "edf5e4cfb21653e55dbb6cd8a1a69c05", "grade": false, "grade_id": "intro", "locked": true, "schema_version": 3, "solution": false, "task": false}
+# %% [markdown] deletable=false editable=false nbgrader={"cell_type": "markdown", "checksum": "1931985d1725875d95db7b172081d4f5", "grade": false, "grade_id": "intro", "locked": true, "schema_version": 3, "solution": false, "task": false}
 # # A1: build your own GradientTape
 #
 # You will implement reverse-mode automatic differentiation (syllabus 3.1–3.5) on top of the
 # engine's *forward* ops. The engine offers every op it runs to each object in
-# `ctx.tapes` by calling `record_operation(op_def, inputs, attrs, outputs)`; the plumbing
-# class `RecordingTape` below does that part for you.
+# `ctx.tapes` by calling `record_operation(op_def, inputs, attrs, outputs)` (ops that bring their
+# own gradient, a `tf.function` call or a `tf.custom_gradient` function, come through
+# `record_custom(op_type, inputs, outputs, backward)`, and variable reads first through
+# `variable_accessed(variable)`: the engine's tape protocol, `engine.eager.tape.TAPE_PROTOCOL`);
+# the plumbing class `RecordingTape` below does that part for you.
 #
 # Six independent tasks (each is graded on its own: when task *k* is graded, the grader uses
 # reference versions of the other pieces, so a mistake in one task never costs points in another):
@@ -55,14 +58,18 @@
 #
 # Run `python -m autograder check A1.ipynb` for a quick self-check on random programs.
 
-# %% deletable=false editable=false nbgrader={"cell_type": "code", "checksum": "0204d2bb51f9bd8197c082d60be724dd", "grade": false, "grade_id": "setup", "locked": true, "schema_version": 3, "solution": false, "task": false}
+# %% deletable=false editable=false nbgrader={"cell_type": "code", "checksum": "6745fc8b5452ffba6ba9f56128d00a62", "grade": false, "grade_id": "setup", "locked": true, "schema_version": 3, "solution": false, "task": false}
 import numpy as np
 import engine as tf
 from engine.framework.context import ctx
 
 
 class Entry:
-    """One recorded op: its type, input/output tensors, their ids, and its attrs."""
+    """One recorded op: its type, input/output tensors, their ids, and its attrs.
+
+    ``backward`` is set (by the plumbing) only for ops that bring their own gradient: a
+    ``tf.function`` call or a ``tf.custom_gradient`` function (see ``vjp`` in task 6).
+    """
 
     def __init__(self, op_type, inputs, outputs, attrs=None):
         self.op_type = op_type
@@ -71,6 +78,7 @@ class Entry:
         self.input_ids = [t._id for t in inputs]
         self.output_ids = [t._id for t in outputs]
         self.attrs = dict(attrs or {})
+        self.backward = None
 
     def __repr__(self):
         return f"Entry({self.op_type}, in={self.input_ids}, out={self.output_ids})"
@@ -101,6 +109,14 @@ class RecordingTape:
     def variable_accessed(self, variable):
         if self.watch_accessed_variables and variable.trainable:
             self.watched.add(variable._id)
+
+    def record_custom(self, op_type, inputs, outputs, backward):
+        # An op with its own gradient (a tf.function call, a custom_gradient function): recorded by your
+        # `record` like any op, with its backward function attached for `vjp`.
+        first_new = len(self.entries)
+        record(self, op_type, list(inputs), list(outputs), {})
+        for entry in self.entries[first_new:]:
+            entry.backward = backward
 
 
 # %% [markdown] deletable=false editable=false nbgrader={"cell_type": "markdown", "checksum": "d147a5b55f1b8b88e66feb32906b3004", "grade": false, "grade_id": "task1_md", "locked": true, "schema_version": 3, "solution": false, "task": false}
@@ -312,8 +328,11 @@ assert _ga.numpy().tolist() == [[3.0, 4.0]] and _gw.numpy().tolist() == [[1.0], 
 #
 # Use `record`, `backward_order`, `backprop` and `GRADS` (via `vjp` below).
 
-# %% deletable=false nbgrader={"cell_type": "code", "checksum": "96c6260e0bf63566757dba8551249e5c", "grade": false, "grade_id": "tape", "locked": false, "schema_version": 3, "solution": true, "task": false}
+# %% deletable=false nbgrader={"cell_type": "code", "checksum": "511faed12823878378af1f5aed0e5d5f", "grade": false, "grade_id": "tape", "locked": false, "schema_version": 3, "solution": true, "task": false}
 def vjp(entry, dy):
+    if entry.backward is not None:   # a tf.function call or a custom_gradient: the op's own backward function
+        others = [tf.zeros_like(o) for o in entry.outputs[1:]]   # (the walk follows the first output only)
+        return list(entry.backward(dy, *others))
     return GRADS[entry.op_type](entry, dy)
 
 
