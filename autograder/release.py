@@ -38,8 +38,10 @@ def generate(assignment, out_dir):
         for name in sorted(os.listdir(rel)):
             if name.endswith(".ipynb"):
                 nb = nbformat.read(os.path.join(rel, name), as_version=4)
-                nbformat.write(nb, os.path.join(out_dir, name))
-                notebooks.write_py(nb, os.path.join(out_dir, name[:-6] + ".py"))
+                py = os.path.join(out_dir, name[:-6] + ".py")
+                notebooks.write_py(nb, py)
+                # the .ipynb as `sync` makes it from its twin (content-derived cell ids): syncing changes nothing
+                nbformat.write(notebooks.to_notebook(py), os.path.join(out_dir, name))
     finally:
         shutil.rmtree(work, ignore_errors=True)
 
