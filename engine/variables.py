@@ -35,6 +35,7 @@ from .framework.tensor import EagerTensor, Tensor, _Reference, _next_id, convert
 from .framework.tensor_shape import TensorShape, as_shape
 from .ops import array_ops, math_ops, resource_ops  # noqa: F401  (resource_ops: registers the variable ops)
 from .ops.overloads import unhashable
+from .ops.resource_ops import freeze_buffer
 
 __all__ = ["Variable", "VariableSynchronization", "VariableAggregation"]
 
@@ -199,10 +200,7 @@ class Variable:
         keeps a read-only view so its snapshots cannot be modified through it.
         """
         value = tensor._value if tensor._device is self._device else self._device.put(tensor._value)
-        if self._device.backend == NUMPY:
-            value = value.view() if isinstance(value, np.ndarray) else np.asarray(value)
-            value.flags.writeable = False
-        return value
+        return freeze_buffer(value) if self._device.backend == NUMPY else value
 
     # --- metadata ---------------------------------------------------------------------
     @property

@@ -30,7 +30,7 @@ class ResourceSlot:
         return f"<ResourceSlot {self.name} {'uninitialized' if self._value is None else 'initialized'}>"
 
 
-def _freeze(value):
+def freeze_buffer(value):
     """The array a variable keeps: a read-only view, so snapshots read from it can never change."""
     if isinstance(value, np.generic):
         value = np.asarray(value)
@@ -124,7 +124,7 @@ def _assign_kernel(combine):
                         current.flags.writeable = False
                     return ()
                 value = combine(_read_kernel(xp)(handle), value)  # reading raises if uninitialized
-            handle._value = _freeze(value)
+            handle._value = freeze_buffer(value)
             return ()
         return k
     return make
@@ -160,7 +160,7 @@ def _strided_slice_assign_kernel(xp):
                             f"to it) [Op:ResourceStridedSliceAssign]") from None
         new = current.copy()
         new[index] = value
-        handle._value = _freeze(new)
+        handle._value = freeze_buffer(new)
         return ()
     return k
 
@@ -245,7 +245,7 @@ def _scatter_kernel(op_name):
                 new[where] = values
             else:
                 {"Add": np.add, "Sub": np.subtract, "Max": np.maximum, "Min": np.minimum}[kind].at(new, where, values)
-            handle._value = _freeze(new)
+            handle._value = freeze_buffer(new)
             return ()
         return k
     return make
