@@ -1,16 +1,42 @@
-"""``python -m autograder release | check NOTEBOOK | grade --assignment A1 SUBMISSIONS_DIR [--json]``."""
+"""``python -m autograder list | release NAME | check NOTEBOOK | grade --assignment NAME SUBMISSIONS_DIR [--json]``."""
 import argparse
+import os
 import sys
 import time
+
+
+def _assignment_of(notebook, given):
+    """The assignment a notebook belongs to: ``--assignment``, else its file name (``A2.ipynb`` -> A2)."""
+    from . import assignments
+    if given:
+        return assignments.get(given).NAME
+    stem = os.path.splitext(os.path.basename(notebook))[0].upper()
+    if stem in assignments.names():
+        return stem
+    raise assignments.UnknownAssignment(
+        f"cannot tell which assignment {notebook!r} is from its name: add --assignment "
+        f"({', '.join(assignments.names())})")
+
+
+def _check_notebook(path):
+    import nbformat
+    if not os.path.isfile(path):
+        raise FileNotFoundError(f"no notebook at {path!r}")
+    try:
+        nbformat.read(path, as_version=4)
+    except Exception as error:  # noqa: BLE001 - any unreadable file gets one line
+        raise ValueError(f"{path!r} is not a readable notebook ({type(error).__name__}: {str(error)[:120]})") from None
 
 
 def main(argv=None):
     p = argparse.ArgumentParser(prog="python -m autograder")
     sub = p.add_subparsers(dest="cmd", required=True)
+    sub.add_parser("list", help="the assignments: name, points, time estimate, what you build")
     r = sub.add_parser("release", help="nbgrader generate_assignment: solutions/ -> course/assignments/")
     r.add_argument("assignment", nargs="?", default="A1")
     c = sub.add_parser("check", help="self-check a notebook: per-task report, nothing written to the gradebook")
     c.add_argument("notebook")
+    c.add_argument("--assignment", default=None, help="default: from the notebook's file name (A2.ipynb: A2)")
     c.add_argument("--seed", type=int, default=0)
     g = sub.add_parser("grade", help="instructors: nbgrader autograde every submission into the gradebook")
     g.add_argument("--assignment", default="A1")
@@ -20,25 +46,47 @@ def main(argv=None):
     s = sub.add_parser("sync", help="regenerate every .ipynb from its jupytext .py twin")
     s.add_argument("--check", action="store_true")
     a = p.parse_args(argv)
-    if a.cmd == "release":
+    from . import assignments
+    try:
+        return _command(a)
+    except (assignments.UnknownAssignment, FileNotFoundError, ValueError) as error:
+        print(f"error: {error}", file=sys.stderr)
+        return 2
+
+
+def _command(a):
+    from . import assignments
+    if a.cmd == "list":
+        for name in assignments.names():
+            spec = assignments.get(name)
+            points = sum(t.points for t in spec.TASKS)
+            print(f"{name}  {points:>3g} points  {spec.HOURS:>7s}  {spec.TITLE}")
+    elif a.cmd == "release":
         from . import release
-        print(release.release(a.assignment))
+        print(release.release(assignments.get(a.assignment).NAME))
     elif a.cmd == "check":
         from . import grading
+        if a.assignment:
+            assignments.get(a.assignment)
+        _check_notebook(a.notebook)
+        name = _assignment_of(a.notebook, a.assignment)
         t = time.perf_counter()
-        res = grading.grade_notebook(a.notebook, a.seed, n=2, item_timeout=5.0, total_timeout=9.0)
-        print(grading.report(res))
-        print(f"(self-check on a sample of random tests, {time.perf_counter() - t:.1f} s; the real grading "
-              f"uses more, and other, random programs)")
+        res = grading.grade_notebook(a.notebook, a.seed, n=2, item_timeout=5.0, total_timeout=12.0, assignment=name)
+        print(grading.report(res, name))
+        print(f"(self-check of {name} on a sample of random tests, {time.perf_counter() - t:.1f} s; the real "
+              f"grading uses more, and other, random cases)")
     elif a.cmd == "grade":
-        from . import batch
+        from . import batch, grading
+        name = assignments.get(a.assignment).NAME
+        if not os.path.isdir(a.submissions):
+            raise FileNotFoundError(f"no submissions folder at {a.submissions!r}")
         t = time.perf_counter()
-        res = batch.grade(a.assignment, a.submissions, root=a.root)
+        res = batch.grade(name, a.submissions, root=a.root)
         if a.json:
-            print(batch.as_json(res))
+            print(batch.as_json(res, name))
         else:
-            for s, r in sorted(res.items()):
-                print(s, round(sum(r[n]["score"] for n, *_ in __import__("autograder.a1").a1.TASKS), 2))
+            for student, r in sorted(res.items()):
+                print(student, grading.total(r, name))
         print(f"graded {len(res)} submissions in {time.perf_counter() - t:.1f} s", file=sys.stderr)
     elif a.cmd == "sync":
         from . import notebooks

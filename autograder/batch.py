@@ -25,7 +25,7 @@ from nbgrader.preprocessors import (AssignLatePenalties, CheckCellMetadata, Limi
 from nbconvert.preprocessors import CSSHTMLHeaderPreprocessor
 from traitlets import Dict
 
-from . import a1, grading, notebooks
+from . import assignments, grading, notebooks
 from .sandbox import REPO
 
 HIDDEN = re.compile(r"### BEGIN HIDDEN TESTS.*?### END HIDDEN TESTS\n?", re.S)
@@ -40,14 +40,15 @@ class SandboxGrade(NbGraderPreprocessor):
 
     def preprocess(self, nb, resources):
         student = resources["nbgrader"]["student"]
+        assignment = resources["nbgrader"]["assignment"]
         root = self.options["root"]
-        path = os.path.join(root, "submitted", student, "A1", resources["unique_key"] + ".ipynb")
+        path = os.path.join(root, "submitted", student, assignment, resources["unique_key"] + ".ipynb")
         if _BATCH["progress"]:
             _progress(_BATCH["done"], _BATCH["total"], student)
-        res = grading.grade_notebook(path, a1.student_seed(student), n=self.options.get("n", 4),
+        res = grading.grade_notebook(path, assignments.student_seed(student, assignment), n=self.options.get("n", 4),
                                      item_timeout=self.options.get("item_timeout", 10.0),
                                      total_timeout=self.options.get("total_timeout", 60.0), hide=[root],
-                                     pool=_BATCH["pool"])
+                                     assignment=assignment, pool=_BATCH["pool"])
         RESULTS[student] = res
         _BATCH["done"] += 1
         by_cell = {r["test_cell"]: r for k, r in res.items() if not k.startswith("_")}
@@ -104,6 +105,8 @@ def grade(assignment, submissions, root=None, options=None, progress=True):
     if bindir not in os.environ.get("PATH", "").split(os.pathsep):
         os.environ["PATH"] = bindir + os.pathsep + os.environ.get("PATH", "")
     options = options or {}
+    spec = assignments.get(assignment)
+    assignment = spec.NAME
     src = os.path.join(root, "source", assignment)
     os.makedirs(src, exist_ok=True)
     nbformat.write(notebooks.to_notebook(os.path.join(REPO, "solutions", assignment, f"{assignment}.py")),
@@ -128,7 +131,7 @@ def grade(assignment, submissions, root=None, options=None, progress=True):
         os.chmod(root, 0o700)  # the sandbox's uid (nobody) cannot enter the workspace, namespaces or not
     from . import sandbox
     _BATCH.update(done=0, total=len(students), progress=progress)
-    with sandbox.WorkerPool(hide=[root]) as pool:
+    with sandbox.WorkerPool(hide=[root], absent=spec.ABSENT, assignment=assignment) as pool:
         _BATCH["pool"] = pool
         try:
             res = api.autograde(assignment, "*", force=True, create=True)
@@ -139,8 +142,8 @@ def grade(assignment, submissions, root=None, options=None, progress=True):
     for student in students:
         graded = RESULTS.get(student)
         if graded is None:  # nbgrader could not even open the notebook (not JSON, say)
-            graded = {name: {"score": 0.0, "points": p, "test_cell": t, "messages": ["could not be graded"]}
-                      for name, _, t, p in a1.TASKS}
+            graded = {t.name: {"score": 0.0, "points": t.points, "test_cell": t.test_cell,
+                               "messages": ["could not be graded"]} for t in spec.TASKS}
             graded["_notes"] = [_failure_for(student, res) or "nbgrader autograde failed"]
         out[student] = graded
     if progress:
@@ -148,7 +151,7 @@ def grade(assignment, submissions, root=None, options=None, progress=True):
         sys.stderr.write("\n")
     if not feedback["success"]:
         sys.stderr.write("feedback: " + (feedback.get("error") or "")[-500:] + "\n")
-    export_csv(out, os.path.join(root, f"{assignment}_grades.csv"))
+    export_csv(out, os.path.join(root, f"{assignment}_grades.csv"), assignment)
     return out
 
 
@@ -159,8 +162,8 @@ def _failure_for(student, res):
     return "; ".join(lines[-2:])[:300]
 
 
-def export_csv(results, path):
-    names = [t[0] for t in a1.TASKS]
+def export_csv(results, path, assignment="A1"):
+    names = [t.name for t in assignments.get(assignment).TASKS]
     with open(path, "w", newline="") as f:
         w = csv.writer(f)
         w.writerow(["student"] + names + ["total", "max"])
@@ -169,8 +172,9 @@ def export_csv(results, path):
                                                                      sum(r[n]["points"] for n in names)])
 
 
-def as_json(results):
+def as_json(results, assignment="A1"):
+    names = [t.name for t in assignments.get(assignment).TASKS]
     return json.dumps({s: {n: {"score": r[n]["score"], "points": r[n]["points"], "messages": r[n]["messages"]}
-                           for n, *_ in a1.TASKS} | {"total": round(sum(r[n]["score"] for n, *_ in a1.TASKS), 2),
-                                                     "notes": r.get("_notes", [])}
+                           for n in names} | {"total": round(sum(r[n]["score"] for n in names), 2),
+                                              "notes": r.get("_notes", [])}
                        for s, r in sorted(results.items())}, indent=1)

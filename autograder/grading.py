@@ -10,7 +10,7 @@ import os
 
 import nbformat
 
-from . import a1, sandbox
+from . import assignments, sandbox
 from .sandbox import REPO
 
 
@@ -75,58 +75,66 @@ def assemble(sub, rel, include_tests=False):
     return cells, solutions, [s for v in extras.values() for s in v], notes
 
 
+def prepare_plan(spec, cells, seed, n):
+    """The plan the sandbox runs: the spec's generated inputs, the notebook's cells, the reference injections."""
+    plan = spec.make_plan(seed, n=n)
+    ref = source_cells(spec.NAME)
+    for task in plan["tasks"]:
+        task["inject"] = [ref[c] for c in spec.INJECT.get(task["name"], [])]
+    plan["cells"] = cells
+    plan["harness"] = spec.HARNESS
+    plan.update(getattr(spec, "LIMITS", {}))
+    return plan
+
+
+def _failed(task, message):
+    return {"score": 0.0, "points": task.points, "test_cell": task.test_cell, "messages": [message]}
+
+
 def grade_notebook(path, seed, n=4, item_timeout=10.0, total_timeout=60.0, hide=(), assignment="A1", pool=None):
     """Per-task results: {task: {"score", "points", "messages"}}, plus "_notes"/"_isolation".
 
-    ``pool``: a :class:`sandbox.WorkerPool` shared by a batch (else one is made for this call)."""
+    ``pool``: a :class:`sandbox.WorkerPool` for this assignment, shared by a batch (else one is made
+    for this call)."""
+    spec = assignments.get(assignment)
     sub = nbformat.read(path, as_version=4)
-    rel = release_notebook(assignment)
+    rel = release_notebook(spec.NAME)
     cells, solutions, extras, notes = assemble(sub, rel)
-    plan = a1.make_plan(seed, n=n)
-    ref = source_cells(assignment)
-    for task in plan["tasks"]:
-        task["inject"] = [ref[c] for c in a1.INJECT.get(task["name"], [])]
-    plan["cells"] = cells
-    done, cells_failed, run_notes, isolation = sandbox.run(plan, item_timeout=item_timeout,
-                                                           total_timeout=total_timeout, hide=hide, pool=pool)
-    extra_bad = sorted({u for s in extras for u in a1.forbidden_uses(s)})
+    plan = prepare_plan(spec, cells, seed, n)
+    if pool is None:
+        with sandbox.WorkerPool(hide, absent=spec.ABSENT) as own:
+            done, cells_failed, run_notes, isolation = sandbox.run(
+                plan, item_timeout=item_timeout, total_timeout=total_timeout, pool=own)
+    else:
+        done, cells_failed, run_notes, isolation = sandbox.run(
+            plan, item_timeout=item_timeout, total_timeout=total_timeout, pool=pool)
+    static_check = getattr(spec, "static_check", None)
     results = {}
-    for (name, cell_id, test_id, points), task in zip(a1.TASKS, plan["tasks"]):
-        ev = done.get(name)
-        msgs = []
-        bad = sorted(set(a1.forbidden_uses(solutions.get(cell_id, ""))) | set(extra_bad))
+    for task, planned in zip(spec.TASKS, plan["tasks"]):
+        ev = done.get(task.name)
+        bad = static_check([solutions.get(task.cell, "")] + extras) if static_check else None
         if bad:
-            results[name] = {"score": 0.0, "points": points, "test_cell": test_id, "messages": [
-                f"this task must reimplement autodiff: your code uses {', '.join(bad)} "
-                f"(the engine's own autodiff or a dynamic lookup), which is not allowed"]}
+            results[task.name] = _failed(task, bad)
             continue
         if ev is None or ev.get("outputs") is None:
-            msg = (ev or {}).get("error") or "not graded: the worker stopped before this task"
-            results[name] = {"score": 0.0, "points": points, "test_cell": test_id, "messages": [msg]}
+            results[task.name] = _failed(task, (ev or {}).get("error") or
+                                         "not graded: the worker stopped before this task")
             continue
         if ev.get("trips"):
-            results[name] = {"score": 0.0, "points": points, "test_cell": test_id, "messages": [
-                "your code called the engine's own GradientTape or gradient functions while this task "
-                "was graded; this task is about reimplementing them"]}
+            results[task.name] = _failed(task, getattr(spec, "TRIP_MESSAGE", "your code used what this task "
+                                                                               "asks you to build"))
             continue
-        outputs, exp = ev["outputs"], a1.expected(task)
-        if not isinstance(outputs, list) or len(outputs) != len(task["cases"]):
-            results[name] = {"score": 0.0, "points": points, "test_cell": test_id, "messages": ["malformed output"]}
+        outputs, exp = ev["outputs"], spec.expected(planned)
+        if not isinstance(outputs, list) or len(outputs) != len(planned["cases"]):
+            results[task.name] = _failed(task, "malformed output")
             continue
-        if name == "grads":  # one point per op
-            per_op = {}
-            for case, e, g in zip(task["cases"], exp, outputs):
-                m = a1.check_case(name, case, e, g[:len(e)] if isinstance(g, list) else g)
-                per_op.setdefault(case["op"], []).append(m)
-                if m and len([x for x in per_op[case["op"]] if x]) == 1:
-                    msgs.append(m)
-            unit = points / len(per_op)
-            score = sum(unit * sum(m is None for m in ms) / len(ms) for ms in per_op.values())
+        scorer = getattr(spec, "score", None)
+        if scorer is not None:
+            score, msgs = scorer(task.name, planned["cases"], exp, outputs, task.points)
         else:
-            fails = [a1.check_case(name, c, e, g) for c, e, g in zip(task["cases"], exp, outputs)]
-            score = points * sum(m is None for m in fails) / len(fails)
-            msgs = [f"case {k + 1}: {m}" for k, m in enumerate(fails) if m][:3]
-        results[name] = {"score": round(score, 2), "points": points, "test_cell": test_id, "messages": msgs}
+            score, msgs = assignments.default_score(spec, task.name, planned["cases"], exp, outputs, task.points)
+        results[task.name] = {"score": round(min(max(score, 0.0), task.points), 2), "points": task.points,
+                              "test_cell": task.test_cell, "messages": list(msgs)}
     for i, err in sorted(cells_failed.items()):
         notes.append(f"code cell {i} raised {err}")
     results["_notes"] = notes + run_notes
@@ -134,9 +142,14 @@ def grade_notebook(path, seed, n=4, item_timeout=10.0, total_timeout=60.0, hide=
     return results
 
 
-def report(results):
+def total(results, assignment="A1"):
+    """The sum of the task scores in ``results`` (as ``grade_notebook`` returns them)."""
+    return round(sum(results[t.name]["score"] for t in assignments.get(assignment).TASKS), 2)
+
+
+def report(results, assignment="A1"):
     lines, total, maxp = [], 0.0, 0
-    for name, *_ in a1.TASKS:
+    for name, *_ in assignments.get(assignment).TASKS:
         r = results[name]
         total += r["score"]
         maxp += r["points"]

@@ -13,7 +13,9 @@ Isolation, in layers (each one closes a hole that plain nbgrader leaves open):
 
 * **A private copy.** Each child runs in a fresh temporary directory (its working
   directory and HOME) holding only its plan (generated inputs, deleted once read); the
-  zygote's pristine copy of ``engine/`` and ``worker.py`` is mounted read-only.
+  zygote's copy of ``engine/``, ``worker.py`` and the harnesses is mounted read-only. The
+  engine copy lacks the mechanism the assignment asks for (``absence.py``): the
+  reference executor, say, is cut out of it, so a submission cannot call it.
   ``../../../source`` leads nowhere.
 * **Nothing of the course on its path or in its environment.** ``python -S`` (no site
   hooks, so no editable install pointing at the repository) with ``PYTHONPATH`` = the
@@ -57,6 +59,7 @@ import time
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 WORKER = os.path.join(os.path.dirname(os.path.abspath(__file__)), "worker.py")
+HARNESSES = os.path.join(os.path.dirname(os.path.abspath(__file__)), "harness")
 NOBODY = 65534
 _UNSHARE = None  # None: not probed yet; False: unavailable; else the unshare executable
 
@@ -144,12 +147,17 @@ def _expose(paths, staging):
 class WorkerPool:
     """One zygote for a batch; ``run_box(box, ...)`` forks a child that grades the plan in ``box``."""
 
-    def __init__(self, hide=()):
+    def __init__(self, hide=(), absent=None, assignment=None):
+        """``absent``: what to cut out of the engine copy (an assignment's ``ABSENT``, see ``absence.py``)."""
         self.base = tempfile.mkdtemp(prefix="grade-pool-")
         os.chmod(self.base, 0o755)
         shutil.copy(WORKER, os.path.join(self.base, "worker.py"))
-        shutil.copytree(os.path.join(REPO, "engine"), os.path.join(self.base, "engine"),
-                        ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))
+        skip = shutil.ignore_patterns("__pycache__", "*.pyc")
+        shutil.copytree(os.path.join(REPO, "engine"), os.path.join(self.base, "engine"), ignore=skip)
+        shutil.copytree(HARNESSES, os.path.join(self.base, "harness"), ignore=skip)
+        if absent:
+            from . import absence
+            absence.apply(os.path.join(self.base, "engine"), absent, assignment or "this assignment")
         self.hide = hidden_paths(hide)
         self.isolation = "namespaces" if unshare_works() else "basic"
         # root is exempt from RLIMIT_NPROC and can read everything: the worker drops to nobody
@@ -320,14 +328,14 @@ def _read_events(results_path):
     return events
 
 
-def run(plan, *, item_timeout=10.0, total_timeout=60.0, hide=(), max_restarts=6, pool=None):
+def run(plan, *, item_timeout=10.0, total_timeout=60.0, hide=(), max_restarts=6, pool=None, absent=None):
     """Run the plan; returns ``(tasks_done, cells_failed, notes, isolation)``.
 
     Restarts after a crash, skipping the item that crashed. Without ``pool``, a pool is
     made for this one run (what ``check`` does); ``batch.grade`` shares one.
     """
     if pool is None:
-        with WorkerPool(hide) as own:
+        with WorkerPool(hide, absent=absent) as own:
             return run(plan, item_timeout=item_timeout, total_timeout=total_timeout, max_restarts=max_restarts,
                        pool=own)
     plan = dict(plan)

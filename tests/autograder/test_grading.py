@@ -3,7 +3,8 @@ import time
 
 import pytest
 
-from autograder import a1, grading
+from autograder import grading
+from autograder.assignments import a1
 
 FAST = dict(n=3, item_timeout=4.0, total_timeout=30.0)
 

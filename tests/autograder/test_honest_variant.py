@@ -6,7 +6,8 @@ another valid order), accumulation with ``+``, un-broadcasting one axis at a tim
 axis bookkeeping, a tape that checks its arguments differently. None of the graded behaviour
 differs, so every task must score its points.
 """
-from autograder import a1, grading
+from autograder import grading
+from autograder.assignments import a1
 
 FAST = dict(n=4, item_timeout=6.0, total_timeout=60.0)
 

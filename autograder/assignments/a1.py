@@ -1,24 +1,32 @@
 """Assignment A1 (build your own GradientTape): hidden tests, expected values, comparison.
 
 Everything here runs in the *grader* process, with the repository's pristine engine.
-The student's code runs elsewhere (``sandbox.py`` + ``worker.py``) and only sends back
-outputs on the inputs generated here from a per-student seed.
+The student's code runs elsewhere (``sandbox.py`` + ``worker.py`` + ``harness/a1.py``) and
+only sends back outputs on the inputs generated here from a per-student seed.
 """
 import ast
-import hashlib
 
 import numpy as np
 
-from . import worker
+from ..harness import a1 as worker
+from . import Task, student_seed  # noqa: F401 - student_seed: the historical import path
 
-TASKS = [  # (task, solution cell, test cell, points)
-    ("record", "record", "test_record", 2),
-    ("backward_order", "backward_order", "test_backward_order", 2),
-    ("backprop", "backprop", "test_backprop", 2),
-    ("unbroadcast", "unbroadcast", "test_unbroadcast", 2),
-    ("grads", "grads", "test_grads", 8),
-    ("tape", "tape", "test_tape", 4),
+NAME = "A1"
+TITLE = "Build your own GradientTape: record, order, walk backward, unbroadcast, gradients, the tape"
+HOURS = "4-6 h"
+SEAM = "tape"
+HARNESS = "a1"
+ABSENT = {}  # A1 still guards the engine's autodiff with tripwires and a name check (see the grader-security issue)
+TASKS = [
+    Task("record", "record", "test_record", 2, ("3.1", "3.2")),
+    Task("backward_order", "backward_order", "test_backward_order", 2, ("3.3",)),
+    Task("backprop", "backprop", "test_backprop", 2, ("3.3",)),
+    Task("unbroadcast", "unbroadcast", "test_unbroadcast", 2, ("3.3",)),
+    Task("grads", "grads", "test_grads", 8, ("3.3",)),
+    Task("tape", "tape", "test_tape", 4, ("3.1", "3.4", "3.5")),
 ]
+TRIP_MESSAGE = ("your code called the engine's own GradientTape or gradient functions while this task "
+                "was graded; this task is about reimplementing them")
 GRAD_OPS = ("AddV2", "Sub", "Mul", "MatMul", "Exp", "Sum", "Relu", "Neg")
 TAPE_SCENARIOS = ("seed_cubic", "watch_constant", "unwatched_constant", "persistent_twice",
                   "nonpersistent_twice", "list_sources", "unconnected", "no_auto_watch", "program", "program")
@@ -28,11 +36,6 @@ FORBIDDEN = {"GradientTape", "gradients", "imperative_grad", "call_gradient", "r
              "op_def", "input_grads", "jacobian", "RecordedOp", "record_operation"}
 DYNAMIC = {"getattr", "eval", "exec", "compile", "__import__", "importlib", "globals", "locals", "vars",
            "__dict__", "__builtins__", "modules", "__subclasses__", "__globals__"}
-
-
-def student_seed(student, assignment="A1", salt="tf-internals"):
-    """Deterministic per-student seed: the same submission always gets the same tests."""
-    return int.from_bytes(hashlib.sha256(f"{salt}:{assignment}:{student}".encode()).digest()[:8], "little")
 
 
 # --- random programs ----------------------------------------------------------------------------
@@ -100,30 +103,67 @@ def _compatible(a, b):
 
 
 # --- plans: inputs per task ----------------------------------------------------------------------
+# The fixed core: programs every student gets, whatever the seed. Each one catches a mistake that the
+# visible tests catch, so no student's random draw can miss it. (Shapes are fixed, values random.)
+CORE_RECORD = [  # an op on unwatched inputs only (const * const, Neg(const)); an op with one watched input
+    [["src", [2, 3]], ["const", [2, 3]], ["const", [3]], ["Mul", 1, 2], ["AddV2", 0, 3], ["Exp", 4], ["Neg", 1],
+     ["Sub", 5, 6]],
+]
+CORE_ORDER = [  # a diamond (Mul reads Exp directly and through Relu) and a branch the target does not need (Neg)
+    [["src", [2]], ["Exp", 0], ["Neg", 0], ["Relu", 1], ["Mul", 1, 3]],
+]
+CORE_BACKPROP = [  # x used by two different ops, a dead branch from a source, a value used twice
+    [["src", [2, 2]], ["src", [2]], ["Mul", 0, 1], ["Exp", 2], ["Neg", 1], ["AddV2", 2, 3], ["Sum", 5, 0],
+     ["Mul", 6, 6]],
+]
+CORE_UNBROADCAST = [  # size-1 axes, dropped leading axes, both, a scalar
+    ([2, 3], [1, 3]), ([2, 3], [2, 1]), ([2, 3], [3]), ([2, 3], []), ([2, 1, 3], [1, 1, 3]), ([3, 2], [1])]
+CORE_GRADS = {  # broadcasting with size-1 axes both ways, a non-square MatMul, Sum over a negative axis of rank 3
+    "AddV2": [[[2, 3], [1, 3]]], "Sub": [[[2, 1], [3]]], "Mul": [[[3], [2, 3]]],
+    "MatMul": [[[2, 3], [3, 4]]], "Sum": [[[2, 3, 2], -2]], "Exp": [[[2, 3]]], "Relu": [[[3, 2]]],
+    "Neg": [[[2, 2]]]}
+
+
+def _values(rng, prog):
+    return [np.round(rng.uniform(-1, 1, size=tuple(ins[1])), 3).ravel().tolist()
+            for ins in prog if ins[0] in ("src", "const")]
+
+
+def _order_case(rng, case, perm=None):
+    rec = _engine_records(case)
+    ents = [[e.type, list(e.input_ids), list(e.output_ids)] for e in rec["entries"]]
+    target = rec["ts"][-1]._id
+    perm = rng.permutation(len(ents)).tolist() if perm is None else perm
+    return {"entries": [ents[p] for p in perm], "target": int(target)}
+
+
 def make_plan(seed, n=4):
-    """The generated inputs for every task (``n`` cases per task, per op for ``grads``)."""
+    """The generated inputs for every task: the fixed core, then ``n`` random cases per task (per op for ``grads``)."""
     rng = np.random.default_rng(seed)
     tasks = []
-    tasks.append({"name": "record", "cases": [_prog_case(rng) for _ in range(n)]})
+    core = [{"prog": p, "values": _values(rng, p)} for p in CORE_RECORD]
+    tasks.append({"name": "record", "cases": core + [_prog_case(rng) for _ in range(n)]})
     orders = []
-    for _ in range(n):
-        case = _prog_case(rng)
-        rec = _engine_records(case)
-        ents = [[e.type, list(e.input_ids), list(e.output_ids)] for e in rec["entries"]]
-        target = rec["ts"][-1]._id
-        perm = rng.permutation(len(ents)).tolist()
-        orders.append({"entries": [ents[p] for p in perm], "target": int(target)})
+    for p in CORE_ORDER:  # in recording order (producers first) and reversed: neither is an answer as it is
+        case = {"prog": p, "values": _values(rng, p)}
+        k = len(_engine_records(case)["entries"])
+        orders += [_order_case(rng, case, list(range(k))), _order_case(rng, case, list(range(k))[::-1])]
+    orders += [_order_case(rng, _prog_case(rng)) for _ in range(n)]
     tasks.append({"name": "backward_order", "cases": orders})
-    tasks.append({"name": "backprop", "cases": [_prog_case(rng, reuse=True) for _ in range(n)]})
-    ub = []
+    core = [{"prog": p, "values": _values(rng, p)} for p in CORE_BACKPROP]
+    tasks.append({"name": "backprop", "cases": core + [_prog_case(rng, reuse=True) for _ in range(n)]})
+    ub = [(g, s) for g, s in CORE_UNBROADCAST]
     for _ in range(n):
         rank = int(rng.integers(0, 4))
         gshape = [int(rng.integers(1, 4)) for _ in range(rank)]
-        shape = _bshape(rng, gshape)
-        ub.append({"gshape": gshape, "shape": shape,
-                   "grad": np.round(rng.uniform(-1, 1, size=gshape), 3).ravel().tolist()})
-    tasks.append({"name": "unbroadcast", "cases": ub})
-    tasks.append({"name": "grads", "cases": [_op_case(rng, op) for op in GRAD_OPS for _ in range(max(2, n // 2))]})
+        ub.append((gshape, _bshape(rng, gshape)))
+    tasks.append({"name": "unbroadcast", "cases": [
+        {"gshape": g, "shape": s, "grad": np.round(rng.uniform(-1, 1, size=g), 3).ravel().tolist()} for g, s in ub]})
+    grads = []
+    for op in GRAD_OPS:
+        grads += [_op_case(rng, op, fixed) for fixed in CORE_GRADS[op]]
+        grads += [_op_case(rng, op) for _ in range(max(2, n // 2))]
+    tasks.append({"name": "grads", "cases": grads})
     scen = []
     for name in TAPE_SCENARIOS:
         c = {"name": name, "x": float(np.round(rng.uniform(0.5, 2), 3)), "y": float(np.round(rng.uniform(0.5, 2), 3))}
@@ -145,25 +185,35 @@ def _prog_case(rng, reuse=False):
     return {"prog": prog, "values": values}
 
 
-def _op_case(rng, op):
+def _op_case(rng, op, fixed=None):
+    """One op on random shapes and values; ``fixed``: the core's shapes (and Sum's axis) instead."""
     if op in ("AddV2", "Sub", "Mul"):
-        a = [int(rng.integers(1, 4)) for _ in range(int(rng.integers(0, 3)))]
-        b = _bshape(rng, a)
-        if rng.random() < 0.5:
-            a, b = b, a
+        if fixed:
+            a, b = fixed
+        else:
+            a = [int(rng.integers(1, 4)) for _ in range(int(rng.integers(0, 3)))]
+            b = _bshape(rng, a)
+            if rng.random() < 0.5:
+                a, b = b, a
         prog = [["src", a], ["src", b], [op, 0, 1]]
         out = tuple(np.broadcast_shapes(tuple(a), tuple(b)))
     elif op == "MatMul":
-        m, k, n = (int(rng.integers(1, 4)) for _ in range(3))
+        if fixed:
+            (m, k), (_, n) = fixed
+        else:
+            m, k, n = (int(rng.integers(1, 4)) for _ in range(3))
         prog = [["src", [m, k]], ["src", [k, n]], [op, 0, 1]]
         out = (m, n)
     elif op == "Sum":
-        a = [int(rng.integers(1, 4)) for _ in range(int(rng.integers(1, 4)))]
-        axis = int(rng.integers(-len(a), len(a)))
+        if fixed:
+            a, axis = fixed
+        else:
+            a = [int(rng.integers(1, 4)) for _ in range(int(rng.integers(1, 4)))]
+            axis = int(rng.integers(-len(a), len(a)))
         prog = [["src", a], [op, 0, axis]]
         out = tuple(n for i, n in enumerate(a) if i != axis % len(a))
     else:
-        a = [int(rng.integers(1, 4)) for _ in range(int(rng.integers(0, 3)))]
+        a = fixed[0] if fixed else [int(rng.integers(1, 4)) for _ in range(int(rng.integers(0, 3)))]
         prog = [["src", a], [op, 0]]
         out = tuple(a)
     values = [np.round(rng.uniform(-1, 1, size=tuple(ins[1])), 3).ravel().tolist() for ins in prog if ins[0] == "src"]
@@ -307,6 +357,30 @@ def _check_order(case, got):
             if i in producer and producer[i] in pos and pos[producer[i]] < pos[k]:
                 return f"{ents[producer[i]][0]} comes before {ents[k][0]}, which consumes its output"
     return None
+
+
+def score(name, cases, exp, outputs, points):
+    """``grads`` gives the same share of its points to each op; the other tasks count right cases."""
+    if name != "grads":
+        import sys
+        from . import default_score
+        return default_score(sys.modules[__name__], name, cases, exp, outputs, points)
+    per_op, msgs = {}, []
+    for case, e, g in zip(cases, exp, outputs):
+        m = check_case(name, case, e, g[:len(e)] if isinstance(g, list) else g)
+        per_op.setdefault(case["op"], []).append(m)
+        if m and len([x for x in per_op[case["op"]] if x]) == 1:
+            msgs.append(m)
+    unit = points / len(per_op)
+    return sum(unit * sum(m is None for m in ms) / len(ms) for ms in per_op.values()), msgs
+
+
+def static_check(sources):
+    """The rule of A1's text: the answer cell and extra cells (``sources``) may not name the engine's autodiff
+    (see :func:`forbidden_uses`). A message, or None."""
+    bad = sorted({u for s in sources for u in forbidden_uses(s)})
+    return (f"this task must reimplement autodiff: your code uses {', '.join(bad)} (the engine's own autodiff or "
+            f"a dynamic lookup), which is not allowed") if bad else None
 
 
 # --- static check: reimplement, don't call --------------------------------------------------------

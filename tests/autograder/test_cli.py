@@ -1,0 +1,52 @@
+"""``python -m autograder``: every command by assignment name, and one-line errors for bad input."""
+import json
+import os
+import subprocess
+import sys
+
+from autograder import assignments
+from autograder.sandbox import REPO
+
+
+def cli(*args, cwd=REPO):
+    return subprocess.run([sys.executable, "-m", "autograder", *args], cwd=cwd, capture_output=True, text=True,
+                          timeout=300)
+
+
+def test_list_names_every_assignment_with_its_points():
+    out = cli("list")
+    assert out.returncode == 0, out.stderr
+    lines = out.stdout.strip().splitlines()
+    assert [ln.split()[0] for ln in lines] == assignments.names()
+    for ln, name in zip(lines, assignments.names()):
+        points = sum(t.points for t in assignments.get(name).TASKS)
+        assert f"{points:g} points" in ln
+
+
+def test_unknown_assignment_is_one_line():
+    for args in (("release", "A99"), ("grade", "--assignment", "B7", "."), ("check", "x.ipynb", "--assignment", "Z")):
+        out = cli(*args)
+        assert out.returncode == 2 and "Traceback" not in out.stderr, out.stderr
+        assert len(out.stderr.strip().splitlines()) == 1 and "no assignment named" in out.stderr, out.stderr
+
+
+def test_missing_and_corrupt_notebooks_are_one_line(tmp_path):
+    out = cli("check", str(tmp_path / "nowhere" / "A1.ipynb"))
+    assert out.returncode == 2 and out.stderr.strip().startswith("error: no notebook at"), out.stderr
+    bad = tmp_path / "A1.ipynb"
+    bad.write_text("{ this is not json")
+    out = cli("check", str(bad))
+    assert out.returncode == 2 and "is not a readable notebook" in out.stderr and "Traceback" not in out.stderr
+    assert len(out.stderr.strip().splitlines()) == 1
+    odd = tmp_path / "homework.ipynb"
+    odd.write_text(json.dumps({"cells": [], "metadata": {}, "nbformat": 4, "nbformat_minor": 5}))
+    out = cli("check", str(odd))
+    assert out.returncode == 2 and "--assignment" in out.stderr, out.stderr
+    out = cli("grade", "--assignment", "A1", str(tmp_path / "no-such-dir"))
+    assert out.returncode == 2 and "no submissions folder" in out.stderr, out.stderr
+
+
+def test_check_infers_the_assignment_from_the_file_name():
+    out = cli("check", os.path.join("course", "assignments", "A1", "A1.ipynb"))
+    assert out.returncode == 0, out.stderr
+    assert "self-check of A1" in out.stdout and "total" in out.stdout
