@@ -17,6 +17,7 @@ import os
 import re
 import shutil
 import sys
+import warnings
 
 import nbformat
 from nbconvert.preprocessors import ClearMetadataPreprocessor
@@ -131,7 +132,10 @@ def grade(assignment, submissions, root=None, options=None, progress=True):
         os.chmod(root, 0o700)  # the sandbox's uid (nobody) cannot enter the workspace, namespaces or not
     from . import sandbox
     _BATCH.update(done=0, total=len(students), progress=progress)
-    with sandbox.WorkerPool(hide=[root], absent=spec.ABSENT, assignment=assignment) as pool:
+    with sandbox.WorkerPool(hide=[root], absent=spec.ABSENT, assignment=assignment) as pool, \
+            warnings.catch_warnings():
+        # nbgrader's gradebook code trips SQLAlchemy's "not in session" warnings on every new submission: noise
+        warnings.filterwarnings("ignore", module=r"nbgrader\.api")
         _BATCH["pool"] = pool
         try:
             res = api.autograde(assignment, "*", force=True, create=True)

@@ -5,7 +5,7 @@ import tempfile
 import nbformat
 import pytest
 
-from autograder import notebooks, release
+from autograder import assignments, notebooks, release
 from autograder.sandbox import REPO
 
 
@@ -14,11 +14,12 @@ def test_every_ipynb_matches_its_py_twin():
     assert notebooks.out_of_sync() == []
 
 
-def test_release_is_in_sync_with_its_source():
+@pytest.mark.parametrize("name", assignments.names())
+def test_release_is_in_sync_with_its_source(name):
     with tempfile.TemporaryDirectory() as d:
-        release.generate("A1", d)
-        fresh = nbformat.read(os.path.join(d, "A1.ipynb"), as_version=4)
-    committed = nbformat.read(os.path.join(REPO, "course", "assignments", "A1", "A1.ipynb"), as_version=4)
-    assert notebooks.cells_key(fresh) == notebooks.cells_key(committed), "run: python -m autograder release"
+        release.generate(name, d)
+        fresh = nbformat.read(os.path.join(d, f"{name}.ipynb"), as_version=4)
+    committed = nbformat.read(os.path.join(REPO, "course", "assignments", name, f"{name}.ipynb"), as_version=4)
+    assert notebooks.cells_key(fresh) == notebooks.cells_key(committed), f"run: python -m autograder release {name}"
     text = "".join(c.source for c in committed.cells)
     assert "BEGIN SOLUTION" not in text and "HIDDEN TESTS" not in text and "raise NotImplementedError" in text
