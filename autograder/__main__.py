@@ -34,6 +34,7 @@ def main(argv=None):
     sub.add_parser("list", help="the assignments: name, points, time estimate, what you build")
     r = sub.add_parser("release", help="nbgrader generate_assignment: solutions/ -> course/assignments/")
     r.add_argument("assignment", nargs="?", default="A1")
+    r.add_argument("--force", action="store_true", help="replace an earlier, different release in the exchange")
     c = sub.add_parser("check", help="self-check a notebook: per-task report, nothing written to the gradebook")
     c.add_argument("notebook")
     c.add_argument("--assignment", default=None, help="default: from the notebook's file name (A2.ipynb: A2)")
@@ -63,7 +64,7 @@ def _command(a):
             print(f"{name}  {points:>3g} points  {spec.HOURS:>7s}  {spec.TITLE}")
     elif a.cmd == "release":
         from . import release
-        print(release.release(assignments.get(a.assignment).NAME))
+        print(release.release(assignments.get(a.assignment).NAME, force=a.force))
     elif a.cmd == "check":
         from . import grading
         if a.assignment:

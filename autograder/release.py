@@ -56,18 +56,56 @@ def course_api():
     return NbGraderAPI(CourseDirectory(config=app.config), config=app.config)
 
 
-def publish(assignment="A1"):
-    """Copy the released ``course/assignments/<assignment>`` into the exchange (nbgrader release_assignment)."""
+def _same_notebooks(a, b):
+    """Do folders ``a`` and ``b`` hold the same notebooks (cell by cell)?"""
+    names = lambda d: sorted(n for n in os.listdir(d) if n.endswith(".ipynb"))  # noqa: E731
+    if not os.path.isdir(a) or not os.path.isdir(b) or names(a) != names(b):
+        return False
+    return all(notebooks.cells_key(nbformat.read(os.path.join(a, n), as_version=4)) ==
+               notebooks.cells_key(nbformat.read(os.path.join(b, n), as_version=4)) for n in names(a))
+
+
+def publish(assignment="A1", force=False):
+    """Copy the released ``course/assignments/<assignment>`` into the exchange (nbgrader release_assignment).
+
+    Publishing the same notebooks again changes nothing; publishing *different* ones over an
+    earlier release (students may have fetched it) needs ``force``."""
+    outbound = exchange_copy(assignment)
+    if os.path.isdir(outbound):
+        if _same_notebooks(outbound, os.path.join(REPO, "course", "assignments", assignment)):
+            return outbound
+        if not force:
+            raise ValueError(f"{assignment} was already handed out (in {outbound}) and the new release differs; "
+                             f"run `python -m autograder release {assignment} --force` to replace it")
+        shutil.rmtree(outbound)
     api = course_api()
     os.makedirs(api.config.Exchange.root, exist_ok=True)
     result = api.release_assignment(assignment)
     if not result["success"]:
         raise RuntimeError(f"nbgrader release_assignment failed:\n{result['log']}\n{result.get('error')}")
+    return outbound
+
+
+def exchange_copy(assignment):
+    """Where the exchange holds the handed-out ``assignment``."""
+    api = course_api()
     return os.path.join(api.config.Exchange.root, api.coursedir.course_id, "outbound", assignment)
 
 
-def release(assignment="A1"):
+def release(assignment="A1", force=False):
+    """``solutions/<assignment>`` -> ``course/assignments/<assignment>`` -> the exchange.
+
+    Idempotent: releasing unchanged sources changes nothing. A release that differs from the one
+    already handed out is refused, before anything is written, unless ``force``."""
     out = os.path.join(REPO, "course", "assignments", assignment)
-    generate(assignment, out)
-    publish(assignment)
+    with tempfile.TemporaryDirectory() as fresh:
+        generate(assignment, fresh)
+        outbound = exchange_copy(assignment)
+        if os.path.isdir(outbound) and not force and not _same_notebooks(outbound, fresh):
+            raise ValueError(f"{assignment} was already handed out (in {outbound}) and the new release differs; "
+                             f"run `python -m autograder release {assignment} --force` to replace it")
+        os.makedirs(out, exist_ok=True)
+        for name in os.listdir(fresh):
+            shutil.copy(os.path.join(fresh, name), os.path.join(out, name))
+    publish(assignment, force=force)
     return out

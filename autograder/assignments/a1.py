@@ -29,7 +29,8 @@ TRIP_MESSAGE = ("your code called the engine's own GradientTape or gradient func
                 "was graded; this task is about reimplementing them")
 GRAD_OPS = ("AddV2", "Sub", "Mul", "MatMul", "Exp", "Sum", "Relu", "Neg")
 TAPE_SCENARIOS = ("seed_cubic", "watch_constant", "unwatched_constant", "persistent_twice",
-                  "nonpersistent_twice", "list_sources", "unconnected", "no_auto_watch", "program", "program")
+                  "nonpersistent_twice", "list_sources", "unconnected", "no_auto_watch", "seam_training", "program",
+                  "program")
 # Reference pieces supplied when a *later* task is graded (task -> solution cells to inject before it).
 INJECT = {"grads": ["unbroadcast"], "tape": ["record", "backward_order", "backprop", "grads"]}
 FORBIDDEN = {"GradientTape", "gradients", "imperative_grad", "call_gradient", "registry", "get_op", "_entries",
@@ -170,6 +171,9 @@ def make_plan(seed, n=4):
         if name in ("list_sources",):
             c["x"] = np.round(rng.uniform(-1, 1, size=(2, 3)), 3).tolist()
             c["y"] = np.round(rng.uniform(-1, 1, size=(3,)), 3).tolist()
+        if name == "seam_training":
+            c["xs"] = np.round(rng.uniform(-1, 1, size=(4, 3)), 3).tolist()
+            c["ys"] = np.round(rng.uniform(-1, 1, size=(4, 1)), 3).tolist()
         if name == "program":
             c.update(_prog_case(rng))
         scen.append(c)

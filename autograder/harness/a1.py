@@ -141,6 +141,25 @@ def scenario(tf, Tape, name, case):
             t.watch(w)
             y = v * w
         return list(t.gradient(y, [v, w]))
+    if name == "seam_training":
+        # Ordinary TF code (tf.GradientTape, Variables, assign_sub): with the student's tape plugged into the
+        # engine through the tape seam, every tf.GradientTape() in the block is theirs.
+        def train():
+            x, y = c(case["xs"]), c(case["ys"])
+            w, b = tf.Variable(np.zeros((3, 1))), tf.Variable(np.zeros((1,)))
+            for _ in range(3):
+                with tf.GradientTape() as tape:
+                    err = tf.matmul(x, w) + b - y
+                    loss = tf.reduce_sum(err * err)
+                gw, gb = tape.gradient(loss, [w, b])
+                w.assign_sub(0.05 * gw)
+                b.assign_sub(0.05 * gb)
+            return [w.numpy(), b.numpy()]
+        if Tape is tf.GradientTape:
+            return train()
+        from engine import seams
+        with seams.using(tape=Tape):
+            return train()
     if name == "program":
         with Tape() as t:
             ts, srcs = run_program(tf, case["prog"], case["values"], t.watch)

@@ -389,6 +389,11 @@ assert _ga.numpy().tolist() == [[3.0, 4.0]] and _gw.numpy().tolist() == [[1.0], 
 #   `unconnected_gradients`, tuple or dict sources, calling `gradient` inside the `with` block.
 #
 # Use `record`, `backward_order`, `backprop` and `GRADS` (via `vjp` below).
+#
+# Your tape then replaces TensorFlow's inside the real engine: in
+# `with engine.seams.using(tape=GradientTape):` every `tf.GradientTape()` the engine builds is
+# yours. The hidden tests run an ordinary training loop that way (`tf.GradientTape`, variables,
+# `assign_sub`).
 
 # %% nbgrader={"grade": false, "grade_id": "tape", "locked": false, "schema_version": 3, "solution": true, "task": false}
 def vjp(entry, dy):

@@ -50,3 +50,23 @@ def test_check_infers_the_assignment_from_the_file_name():
     out = cli("check", os.path.join("course", "assignments", "A1", "A1.ipynb"))
     assert out.returncode == 0, out.stderr
     assert "self-check of A1" in out.stdout and "total" in out.stdout
+
+
+def test_release_is_idempotent_and_refuses_to_replace_a_different_handout(tmp_path):
+    env = dict(os.environ, COURSE_GRADING_DIR=str(tmp_path / "grading"))
+    run = lambda *a: subprocess.run([sys.executable, "-m", "autograder", *a], cwd=REPO, capture_output=True,  # noqa
+                                    text=True, timeout=300, env=env)
+    released = os.path.join(REPO, "course", "assignments", "A1", "A1.ipynb")
+    before = open(released).read()
+    first, again = run("release", "A1"), run("release", "A1")
+    assert first.returncode == 0 and again.returncode == 0, first.stderr + again.stderr
+    handed = tmp_path / "grading" / "exchange" / "tf-internals" / "outbound" / "A1" / "A1.ipynb"
+    nb = json.loads(handed.read_text())
+    nb["cells"][0]["source"] = "an older release"
+    handed.write_text(json.dumps(nb))
+    refused = run("release", "A1")
+    assert refused.returncode == 2 and "--force" in refused.stderr and "Traceback" not in refused.stderr
+    assert open(released).read() == before
+    forced = run("release", "A1", "--force")
+    assert forced.returncode == 0, forced.stderr
+    assert "an older release" not in handed.read_text()

@@ -307,7 +307,7 @@ _ga, _gw = GRADS["MatMul"](Entry("MatMul", [_a, _w], [tf.matmul(_a, _w)]), tf.on
 assert _ga.numpy().tolist() == [[3.0, 4.0]] and _gw.numpy().tolist() == [[1.0], [2.0]]
 
 
-# %% [markdown] deletable=false editable=false nbgrader={"cell_type": "markdown", "checksum": "21d513cb569f8a446594065ae8e663ef", "grade": false, "grade_id": "task6_md", "locked": true, "schema_version": 3, "solution": false, "task": false}
+# %% [markdown] deletable=false editable=false nbgrader={"cell_type": "markdown", "checksum": "6ee42fa3bca818f3c9597f3c4e301208", "grade": false, "grade_id": "task6_md", "locked": true, "schema_version": 3, "solution": false, "task": false}
 # ## Task 6: the GradientTape (4 points)
 #
 # Put it together, with TF's semantics:
@@ -327,6 +327,11 @@ assert _ga.numpy().tolist() == [[3.0, 4.0]] and _gw.numpy().tolist() == [[1.0], 
 #   `unconnected_gradients`, tuple or dict sources, calling `gradient` inside the `with` block.
 #
 # Use `record`, `backward_order`, `backprop` and `GRADS` (via `vjp` below).
+#
+# Your tape then replaces TensorFlow's inside the real engine: in
+# `with engine.seams.using(tape=GradientTape):` every `tf.GradientTape()` the engine builds is
+# yours. The hidden tests run an ordinary training loop that way (`tf.GradientTape`, variables,
+# `assign_sub`).
 
 # %% deletable=false nbgrader={"cell_type": "code", "checksum": "511faed12823878378af1f5aed0e5d5f", "grade": false, "grade_id": "tape", "locked": false, "schema_version": 3, "solution": true, "task": false}
 def vjp(entry, dy):
