@@ -252,12 +252,16 @@ class WorkerPool:
             os.chown(box, self.user, self.user)
         return box
 
-    def run_box(self, box, item_timeout, total_timeout):
-        """Fork a child on ``box`` (``plan.json`` already there); wait; returns (events, timed_out)."""
+    def run_box(self, box, item_timeout, total_timeout, on_event=None):
+        """Fork a child on ``box`` (``plan.json`` already there); wait; returns (events, timed_out).
+
+        ``on_event(event)`` is called for each event as it arrives (the staged injections answer
+        the worker's requests that way)."""
         results_path = os.path.join(box, "results.jsonl")
         pid = self._fork(box)
         t0 = last = time.monotonic()
         size, timed_out, exited = 0, False, False
+        reader = _EventReader(results_path) if on_event else None
         while True:
             line = self._readline(0.02)
             if line is not None and line.startswith(f"exit {pid} "):
@@ -272,6 +276,9 @@ class WorkerPool:
                 s = 0
             if s != size:
                 size, last = s, now
+                if reader is not None:
+                    for ev in reader.new_events():
+                        on_event(ev)
             if now - last > item_timeout or now - t0 > max(total_timeout, 1.0):
                 timed_out = True
                 break
@@ -311,6 +318,40 @@ def _killpg(pid):
         pass
 
 
+class _EventReader:
+    """Reads the events a running child appends to ``results.jsonl``, complete lines only, as they come."""
+
+    def __init__(self, path):
+        self.path, self.offset, self.partial = path, 0, b""
+
+    def new_events(self):
+        try:
+            with open(self.path, "rb") as f:
+                f.seek(self.offset)
+                data = f.read(1 << 20)
+        except OSError:
+            return []
+        self.offset += len(data)
+        lines = (self.partial + data).split(b"\n")
+        self.partial = lines.pop()
+        events = []
+        for line in lines:
+            try:
+                ev = json.loads(line.decode("utf-8", "replace"))
+            except ValueError:
+                continue
+            if isinstance(ev, dict):
+                events.append(ev)
+        return events
+
+
+def _write_atomically(path, data):
+    tmp = path + ".part"
+    with open(tmp, "w") as f:
+        json.dump(data, f)
+    os.replace(tmp, path)
+
+
 def _read_events(results_path):
     events = []
     try:
@@ -338,7 +379,16 @@ def run(plan, *, item_timeout=10.0, total_timeout=60.0, hide=(), max_restarts=6,
         with WorkerPool(hide, absent=absent) as own:
             return run(plan, item_timeout=item_timeout, total_timeout=total_timeout, max_restarts=max_restarts,
                        pool=own)
-    plan = dict(plan)
+    # The reference cells injected before a task are not in the plan the child reads: the child asks for
+    # them when it reaches that task, and gets them only once every earlier task's outputs are in. So
+    # the student's code never holds the reference of a task that is still to be graded (it runs in
+    # the same process as the harness: anything the child has, the student's code can reach).
+    plan = dict(plan, tasks=[dict(t) for t in plan["tasks"]])
+    order = [t["name"] for t in plan["tasks"]]
+    injections = {}
+    for t in plan["tasks"]:
+        injections[t["name"]] = t.pop("inject", [])
+        t["staged"] = bool(injections[t["name"]])
     skip_cells, skip_tasks = set(), set()
     tasks_done, notes, cells_failed = {}, [], {}
     start_all = time.monotonic()
@@ -348,7 +398,17 @@ def run(plan, *, item_timeout=10.0, total_timeout=60.0, hide=(), max_restarts=6,
             plan["skip_cells"], plan["skip_tasks"] = sorted(skip_cells), sorted(skip_tasks | set(tasks_done))
             with open(os.path.join(box, "plan.json"), "w") as f:
                 json.dump(plan, f)
-            events, timed_out = pool.run_box(box, item_timeout, total_timeout - (time.monotonic() - start_all))
+            finished_now = set(tasks_done) | skip_tasks
+
+            def answer(ev, box=box, finished_now=finished_now):
+                kind, name = ev.get("event"), ev.get("task")
+                if kind == "task" and name in injections:
+                    finished_now.add(name)
+                elif kind == "inject_request" and injections.get(name):
+                    if all(t in finished_now for t in order[:order.index(name)]):
+                        _write_atomically(os.path.join(box, "inject.json"), {"task": name, "sources": injections[name]})
+            events, timed_out = pool.run_box(box, item_timeout, total_timeout - (time.monotonic() - start_all),
+                                             on_event=answer)
         finally:
             shutil.rmtree(box, ignore_errors=True)
         current, finished = None, False
@@ -364,7 +424,7 @@ def run(plan, *, item_timeout=10.0, total_timeout=60.0, hide=(), max_restarts=6,
                 current = ("task", ev.get("task"))
             elif kind == "task":
                 current = None
-                tasks_done[ev.get("task")] = ev
+                tasks_done.setdefault(ev.get("task"), ev)   # the first report of a task counts, never a later one
             elif kind == "done":
                 finished = True
         if finished:

@@ -107,9 +107,14 @@ def test_spec_matches_its_notebook(name):
             for sid in t.syllabus:
                 assert f"\n{sid} " in SYLLABUS, f"{name}: unknown syllabus id {sid!r}"
     cells = grading.source_cells(name)
+    order = [t.name for t in spec.TASKS]
     for task, injected in spec.INJECT.items():
-        assert task in {t.name for t in spec.TASKS}
+        assert task in order
         assert all(c in cells for c in injected), injected
+        # only the answers of tasks graded *before* this one: the sandbox gets them once those are graded
+        earlier = {t.cell for t in spec.TASKS[:order.index(task)]}
+        answer_cells = {t.cell for t in spec.TASKS}
+        assert all(c in earlier or c not in answer_cells for c in injected), (task, injected)
     if spec.SEAM is not None:
         from engine import seams
         assert spec.SEAM in seams.seams()

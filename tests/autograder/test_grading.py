@@ -161,3 +161,32 @@ def test_runtime_tripwire_catches_a_tape_hidden_from_the_static_check(make_submi
     assert r["tape"]["score"] == 0, grading.report(r)
     assert "called the engine's own GradientTape" in r["tape"]["messages"][0]
     assert r["grads"]["score"] == 8  # the honest tasks of the same submission keep their points
+
+
+def test_reference_cells_are_not_in_the_sandbox_before_their_task_is_graded(make_submission, tmp_path):
+    # The reference answers the grader injects (A1 injects the reference GRADS before the tape task) reach the
+    # sandbox only once every earlier task is graded: a cell that searches the process's memory for them
+    # (and for files holding them) when the notebook runs finds nothing to copy.
+    # (written so that A1's static name check does not see it: no exec, no globals)
+    cheat = ("import code, gc, glob, json\n"
+             "def _run(source):\n"
+             "    scope = {'tf': tf, 'np': np, 'unbroadcast': unbroadcast}\n"
+             "    code.InteractiveInterpreter(scope).runcode(source)\n"
+             "    return scope.get('GRADS')\n"
+             "def _steal():\n"
+             "    for o in gc.get_objects():\n"
+             "        if type(o) is list:\n"
+             "            for v in o:\n"
+             "                if type(v) is str and 'def matmul_grad' in v and 'transpose_b=True' in v:\n"
+             "                    return _run(v)\n"
+             "    for p in glob.glob('*.json'):\n"
+             "        for v in json.load(open(p)).get('sources', []):\n"
+             "            if 'def matmul_grad' in v:\n"
+             "                return _run(v)\n"
+             "STOLEN = _steal()\n"
+             "if STOLEN:\n"
+             "    GRADS = STOLEN\n")
+    assert a1.forbidden_uses(cheat) == []
+    r = grade(make_submission(str(tmp_path / "c.ipynb"), replace={"grads": "GRADS = {}\n" + cheat}))
+    assert r["grads"]["score"] == 0, grading.report(r)
+    assert total(r) == 12, grading.report(r)
