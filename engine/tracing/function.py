@@ -41,37 +41,56 @@ replay), then the rules for trace keys and the helpers of a call.
 
 **The tracer seam.** Steps 1 and 3, the key and the trace, are the ``tracer``
 seam (``engine.seams``). A tracer is a class, built once per ``tf.function``
-(and per tracer class) as ``Tracer(python_function)``, with two methods::
+(and per tracer class) as ``Tracer(python_function)``, with two methods, and
+two optional ones for the retracing rules::
 
     class MyTracer:
         def __init__(self, python_function): ...   # the function to trace (AutoGraph-converted)
         def cache_key(self, args, kwargs): ...     # -> a hashable key: equal keys share one trace
         def trace(self, args, kwargs): ...         # -> a ConcreteFunction
+        # optional:
+        def accepts(self, traced_key, key): ...    # -> may a call keyed `key` reuse the trace of `traced_key`?
+        def relax(self, traced_key, key, args, kwargs): ...   # -> (args, kwargs) to trace instead, or None
 
 ``args``/``kwargs`` are the call's arguments bound to the Python signature
 (defaults filled in); with an ``input_signature`` (or ``get_concrete_function``
 on specs) the tensor arguments are ``tf.TensorSpec`` s. ``trace`` builds a
 ``FuncGraph`` (``engine/framework/func_graph.py``): ``graph.add_input(dtype,
 shape)`` gives the placeholder that stands for each tensor argument (a
-``tf.Tensor``, NumPy array or ``tf.TensorSpec`` leaf, in flat order); other
-leaves are passed to the function as they are (baked into the graph: a variable
-is captured); it calls ``python_function`` inside ``graph.as_default()``,
-``graph.set_outputs(result)`` turns what it returned into the graph's outputs,
-and ``ConcreteFunction(graph)`` wraps the graph. A call feeds the concrete
-function with the call's tensor arguments, checked against the placeholders'
-dtypes and shapes, so a key must tell apart every argument the graph cannot
-serve (a key that forgets shapes needs placeholders of unknown shape).
+``tf.Tensor``, NumPy array or ``tf.TensorSpec`` leaf, in flat order);
+:func:`variable_input` gives a variable argument its resource input (once per
+distinct variable, at its first place in flat order; a tracer may instead pass
+the variable as it is, captured, and key it by identity); other leaves are
+passed to the function as they are (baked into the graph); it calls
+``python_function`` inside ``graph.as_default()``, ``graph.set_outputs(result)``
+turns what it returned into the graph's outputs, and ``ConcreteFunction(graph)``
+wraps the graph. A call feeds the concrete function with the call's tensor
+arguments (and its variable arguments, if the graph has resource inputs),
+checked against the placeholders' dtypes and shapes, so a key must tell apart
+every argument the graph cannot serve (a key that forgets shapes needs
+placeholders of unknown shape).
+
+A call whose key is new is offered to ``accepts(traced_key, key)`` for each
+earlier trace of this tracer, oldest first: the first that accepts serves it
+(a trace for shape ``(None,)`` serves ``(3,)``). Without ``accepts``, only equal
+keys share a trace. If none accepts and the function has ``reduce_retracing``,
+``relax(traced_key, key, args, kwargs)`` is asked for each earlier trace, newest
+first: the first answer that is not None, the call's arguments generalized
+against that trace (tensors replaced by ``tf.TensorSpec`` s with ``None`` in
+the dimensions that differ), is traced instead of the call's arguments, and
+keyed ``cache_key(*relaxed)`` for later calls' ``accepts``. The reference's
+``accepts``/``relax`` are TF's rules, the ones the engine's own lookup applies.
 
 Inside ``with engine.seams.using(tracer=MyTracer):`` every ``tf.function``, old
 or new, keys and traces its calls with ``MyTracer``. Each function keeps its
 traces per tracer class: inside the block it does not reuse the reference's
 traces, after it the reference does not reuse MyTracer's (a later block with
 MyTracer does). ``experimental_get_tracing_count()`` counts every trace, and the
-rules around any tracer stay the engine's: a first trace that creates variables
-is traced again (TF's rule), the retracing warning. ``reduce_retracing`` and the
-reuse of a trace of compatible shapes are the reference's. The reference is
-:class:`FunctionTracer`; outside a ``using`` block a call costs one attribute
-read for the seam.
+rules around any tracer stay the engine's: the binding of a call to an
+``input_signature`` (a call that does not fit raises ``TypeError``), a first
+trace that creates variables is traced again (TF's rule), the retracing
+warning. The reference is :class:`FunctionTracer`; outside a ``using`` block a
+call costs one attribute read for the seam.
 
 Deliberate differences from TF (for now): ``jit_compile`` is accepted and ignored;
 distributed variables passed as arguments are captured and keyed by identity; a higher-order gradient that is
@@ -102,7 +121,7 @@ from ..ops.control_flow_ops import replay_ops
 from ..util import nest
 from ..variables import Variable as _Variable
 
-__all__ = ["function", "Function", "ConcreteFunction"]
+__all__ = ["function", "Function", "ConcreteFunction", "variable_input"]
 
 logger = logging.getLogger("tensorflow")
 
@@ -278,7 +297,23 @@ class Function:
         concrete = cache.get(key)
         if concrete is not None:
             return concrete, False, call_args, call_kwargs
-        concrete = cache[key] = self._trace(tracer.trace, args, kwargs)
+        traced = self.__dict__.setdefault("_seam_traced", {}).setdefault((tracer_class, converter), [])
+        accepts = getattr(tracer, "accepts", None)   # optional: the reuse of a compatible trace
+        if accepts is not None:
+            for traced_key, candidate in traced:
+                if accepts(traced_key, key):
+                    return candidate, False, call_args, call_kwargs
+        trace_args, trace_kwargs, trace_key = args, kwargs, key
+        relax = getattr(tracer, "relax", None)       # optional: reduce_retracing's generalization
+        if self._reduce_retracing and relax is not None:
+            for traced_key, _ in reversed(traced):
+                relaxed = relax(traced_key, key, args, kwargs)
+                if relaxed is not None:
+                    trace_args, trace_kwargs = relaxed
+                    trace_key = tracer.cache_key(trace_args, trace_kwargs)
+                    break
+        concrete = cache[key] = self._trace(tracer.trace, trace_args, trace_kwargs)
+        traced.append((trace_key, concrete))
         return concrete, True, call_args, call_kwargs
 
     def _reference_tracer(self):
@@ -377,9 +412,10 @@ class FunctionTracer:
     which arguments are the same variable, other objects by identity (:func:`_trace_key`).
     ``trace``: a placeholder per tensor argument and a resource placeholder per distinct
     variable argument (fed with whichever variable a later call passes), the function
-    called on them inside a ``FuncGraph``. ``Function`` adds what is not a tracer's: the
-    lookup of a compatible trace (one traced for shape ``(None,)`` serves ``(3,)``) and
-    ``reduce_retracing`` (``trace(..., relaxed=shapes)``).
+    called on them inside a ``FuncGraph``. ``accepts``/``relax``: the retracing rules
+    (the reuse of a compatible trace: one traced for shape ``(None,)`` serves ``(3,)``;
+    ``reduce_retracing``'s generalization). ``Function``'s own lookup applies the same
+    rules with the module's helpers, and passes ``trace(..., relaxed=shapes)``.
     """
 
     def __init__(self, python_function, name=None):
@@ -400,11 +436,7 @@ class FunctionTracer:
             if isinstance(value, TensorSpec):
                 return graph.add_input(value.dtype, value.shape, name=value.name or name)
             if _is_variable_argument(value):
-                # The Python function gets the variable itself; the graph gets a resource input in its
-                # place, fed with whichever variable (of this dtype and shape) a later call passes.
-                handles = graph.__dict__.setdefault("_eager_variable_handles", {})
-                if value._id not in handles:
-                    handles[value._id] = graph.add_input(dtypes.resource, TensorShape([]), name=name)
+                variable_input(graph, value, name)
             return value
         with graph.as_default():
             symbolic = [make_input(v, n) for v, n in zip(nest.flatten((specs_args, specs_kwargs)), names)]
@@ -414,14 +446,42 @@ class FunctionTracer:
         return ConcreteFunction(graph, input_signature, graph.structured_outputs,
                                 f"__inference_{self.name}_{next(_function_ids)}")
 
+    def accepts(self, traced_key, key):
+        """May a call keyed ``key`` reuse the trace made for ``traced_key``? (Same key but for tensor
+        shapes, and every traced shape accepts the call's: each traced dimension None or equal.)"""
+        return _skeleton(traced_key) == _skeleton(key) and _compatible(traced_key, key)
 
-TRACER_PROTOCOL = ("cache_key", "trace")   # and the constructor: ``Tracer(python_function)``
+    def relax(self, traced_key, key, args, kwargs):
+        """``reduce_retracing``: the arguments with their tensors as specs of the most specific shapes
+        covering both calls (dims that differ become None), or None if the keys differ beyond shapes."""
+        if _skeleton(traced_key) != _skeleton(key):
+            return None
+        return _specs_from(args, kwargs, _relax(traced_key, key))
+
+
+def variable_input(graph, variable, name=None):
+    """The resource input of ``graph`` (a ``FuncGraph`` being traced) for the eager ``variable`` argument.
+
+    Made once per distinct variable (a second call for the same variable returns the same input);
+    while tracing, the Python function still gets the variable itself, and its reads and writes go
+    through this input. A call of the concrete function then feeds whichever variable (of this dtype
+    and shape) it is given there, as TF 2.21 does, instead of capturing the one traced with.
+    """
+    handles = graph.__dict__.setdefault("_eager_variable_handles", {})
+    if variable._id not in handles:
+        handles[variable._id] = graph.add_input(dtypes.resource, TensorShape([]), name=name or "variable")
+    return handles[variable._id]
+
+
+TRACER_PROTOCOL = ("cache_key", "trace")   # and the constructor: ``Tracer(python_function)``; optional: accepts, relax
 _AUTOGRAPH_SEAM = seams.seam("autograph")   # declared by engine/autograph/api.py
 _TRACER_SEAM = seams.declare(
     "tracer", FunctionTracer, TRACER_PROTOCOL,
     doc="The tracer behind tf.function: the cache key of a call's arguments and tracing into a FuncGraph. A "
         "tracer class is built once per tf.function as Tracer(python_function), and asked cache_key(args, "
-        "kwargs) -> hashable on every call and trace(args, kwargs) -> ConcreteFunction on a new key. Inside "
+        "kwargs) -> hashable on every call and trace(args, kwargs) -> ConcreteFunction on a new key (optional: "
+        "accepts(traced_key, key) -> bool, the reuse of a compatible trace, and relax(traced_key, key, args, "
+        "kwargs) -> (args, kwargs) or None, reduce_retracing's generalization). Inside "
         "`engine.seams.using(tracer=MyTracer)` every tf.function call uses MyTracer. See the docstring of "
         "engine/tracing/function.py.")
 
