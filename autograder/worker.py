@@ -43,10 +43,19 @@ def _limit_resources(plan):
             limit = plan.get("processes", 8)   # threads count: tf.distribute runs a thread per replica
         else:
             uid = os.getuid()
-            limit = sum(1 for p in os.listdir("/proc") if p.isdigit() and _owner(p) == uid) + plan.get("processes", 8) // 2
+            # (the kernel counts threads, not processes: a thread-heavy harness needs room for its threads)
+            limit = sum(_threads(p) for p in os.listdir("/proc") if p.isdigit() and _owner(p) == uid) \
+                + plan.get("processes", 8) // 2
         resource.setrlimit(resource.RLIMIT_NPROC, (limit, limit))
     except (ValueError, OSError):
         pass
+
+
+def _threads(pid):
+    try:
+        return len(os.listdir(f"/proc/{pid}/task"))
+    except OSError:
+        return 1
 
 
 def _owner(pid):
