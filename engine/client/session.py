@@ -141,7 +141,9 @@ class Session:
         try:
             element = self.graph.as_graph_element(fetch)
         except (TypeError, ValueError, KeyError) as error:
-            raise type(error)(f"Fetch argument {fetch!r} cannot be interpreted as a Tensor. ({error})") from None
+            # as TF's session: a name the graph does not have (the lookup's KeyError) is a ValueError here
+            kind = TypeError if isinstance(error, TypeError) else ValueError
+            raise kind(f"Fetch argument {fetch!r} cannot be interpreted as a Tensor. ({error})") from None
         return element
 
     def _prepare_feeds(self, feed_dict):

@@ -339,3 +339,16 @@ def test_run_time_shape_errors_name_the_node_the_real_shapes_and_the_fed_tensors
     assert "Matrix size-incompatible: In[0]: [1,3], In[1]: [1,4]" in message
     assert "node MatMul" in message and "u:0 (1, 3) float32" in message and "w:0 (1, 4) float32" in message
     assert "gufunc" not in message and "_arg_" not in message
+
+
+def test_fetching_a_name_the_graph_lacks_is_a_value_error():
+    # TF 2.21's session turns the graph lookup's KeyError into ValueError ("cannot be interpreted as a Tensor")
+    g = tf.Graph()
+    with g.as_default():
+        tf.constant(1.0, name="c")
+    with tf.compat.v1.Session(graph=g) as sess:
+        with pytest.raises(ValueError, match=r"cannot be interpreted as a Tensor.*nothere"):
+            sess.run("nothere:0")
+        with pytest.raises(TypeError):
+            sess.run(None)
+        assert sess.run("c:0") == 1.0
