@@ -17,6 +17,11 @@ imports and runs as usual; the student's implementation is plugged in through th
 Only top-level definitions (functions, classes, assignments to a name) and methods of
 top-level classes can be cut. A name that is not defined where the spec says is an
 error: a spec cannot silently go stale when the engine is refactored.
+
+Some pieces are not named definitions (the registry's gradient functions are handed to
+``register_op``, many as lambdas). For those a dict may hold ``"__end__"``: source
+appended to the module, run once when it is imported, which takes them out of the
+tables that hold them (A1 replaces every registered gradient that way).
 """
 import ast
 import os
@@ -67,7 +72,11 @@ def remove_definitions(source, names, assignment, filename="<engine>"):
     """``source`` with each definition in ``names`` cut out (a list: stubs; a dict: name -> replacement source)."""
     tree = ast.parse(source, filename)
     items = names.items() if isinstance(names, dict) else ((n, None) for n in names)
+    appended = []
     for name, value in items:
+        if name == "__end__":
+            appended = ast.parse(value, filename).body
+            continue
         owner, _, member = name.rpartition(".")
         scope = tree.body
         if owner:
@@ -80,6 +89,7 @@ def remove_definitions(source, names, assignment, filename="<engine>"):
         if index is None:
             raise KeyError(f"{filename}: {name!r} is not defined there, so it cannot be removed")
         scope[index:index + 1] = _replacement(scope[index], name, value, assignment)
+    tree.body.extend(appended)
     return ast.unparse(ast.fix_missing_locations(tree)) + "\n"
 
 

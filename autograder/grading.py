@@ -75,13 +75,26 @@ def assemble(sub, rel, include_tests=False):
     return cells, solutions, [s for v in extras.values() for s in v], notes
 
 
+def as_python(source):
+    """A cell's source as Jupyter runs it: IPython's magics (``%%time``, ``%matplotlib``, ``!ls``) become
+    ``get_ipython()`` calls, which the sandbox answers (``worker.py``); plain Python is unchanged."""
+    try:
+        from IPython.core.inputtransformer2 import TransformerManager
+    except ImportError:
+        return source
+    try:
+        return TransformerManager().transform_cell(source)
+    except Exception:  # noqa: BLE001 - whatever IPython cannot transform is run as it is (and fails there)
+        return source
+
+
 def prepare_plan(spec, cells, seed, n):
     """The plan the sandbox runs: the spec's generated inputs, the notebook's cells, the reference injections."""
     plan = spec.make_plan(seed, n=n)
     ref = source_cells(spec.NAME)
     for task in plan["tasks"]:
         task["inject"] = [ref[c] for c in spec.INJECT.get(task["name"], [])]
-    plan["cells"] = cells
+    plan["cells"] = [as_python(c) for c in cells]
     plan["harness"] = spec.HARNESS
     plan.update(getattr(spec, "LIMITS", {}))
     return plan

@@ -4,8 +4,6 @@ Everything here runs in the *grader* process, with the repository's pristine eng
 The student's code runs elsewhere (``sandbox.py`` + ``worker.py`` + ``harness/a1.py``) and
 only sends back outputs on the inputs generated here from a per-student seed.
 """
-import ast
-
 import numpy as np
 
 from ..harness import a1 as worker
@@ -16,7 +14,24 @@ TITLE = "Build your own GradientTape: record, order, walk backward, unbroadcast,
 HOURS = "4-6 h"
 SEAM = "tape"
 HARNESS = "a1"
-ABSENT = {}  # A1 still guards the engine's autodiff with tripwires and a name check (see the grader-security issue)
+# The sandbox's engine has no autodiff: no backward walk (the tape's and tf.gradients'), no forward mode, and
+# no registered gradient function (every one, not only the eight of task 5, is replaced when the engine is
+# imported; ReadVariableOp's stays: it is given in the notebook). A submission cannot call what is not there.
+_NO_GRADIENTS = """
+def _absent_gradient(*args, **kwargs):
+    raise NotImplementedError('The registered gradient functions are absent from this engine: assignment A1 asks '
+                              'you to write them, so the grader runs an engine without them.')
+from .framework import registry as _absent_registry
+for _absent_row in _absent_registry.op_rows().values():
+    if _absent_row.grad is not None and _absent_row.name != 'ReadVariableOp':
+        _absent_row.grad = _absent_gradient
+"""
+ABSENT = {
+    "engine/framework/backprop.py": ["backprop"],
+    "engine/eager/tape.py": ["imperative_grad", "RecordedOp.input_grads"],
+    "engine/autodiff/forwardprop.py": ["ForwardAccumulator"],
+    "engine/__init__.py": {"__end__": _NO_GRADIENTS},
+}
 TASKS = [
     Task("record", "record", "test_record", 2, ("3.1", "3.2")),
     Task("backward_order", "backward_order", "test_backward_order", 2, ("3.3",)),
@@ -25,18 +40,12 @@ TASKS = [
     Task("grads", "grads", "test_grads", 8, ("3.3",)),
     Task("tape", "tape", "test_tape", 4, ("3.1", "3.4", "3.5")),
 ]
-TRIP_MESSAGE = ("your code called the engine's own GradientTape or gradient functions while this task "
-                "was graded; this task is about reimplementing them")
 GRAD_OPS = ("AddV2", "Sub", "Mul", "MatMul", "Exp", "Sum", "Relu", "Neg")
 TAPE_SCENARIOS = ("seed_cubic", "watch_constant", "unwatched_constant", "persistent_twice",
                   "nonpersistent_twice", "list_sources", "unconnected", "no_auto_watch", "seam_training", "program",
                   "program")
 # Reference pieces supplied when a *later* task is graded (task -> solution cells to inject before it).
 INJECT = {"grads": ["unbroadcast"], "tape": ["record", "backward_order", "backprop", "grads"]}
-FORBIDDEN = {"GradientTape", "gradients", "imperative_grad", "call_gradient", "registry", "get_op", "_entries",
-             "op_def", "input_grads", "jacobian", "RecordedOp", "record_operation"}
-DYNAMIC = {"getattr", "eval", "exec", "compile", "__import__", "importlib", "globals", "locals", "vars",
-           "__dict__", "__builtins__", "modules", "__subclasses__", "__globals__"}
 
 
 # --- random programs ----------------------------------------------------------------------------
@@ -152,7 +161,10 @@ def make_plan(seed, n=4):
     orders += [_order_case(rng, _prog_case(rng)) for _ in range(n)]
     tasks.append({"name": "backward_order", "cases": orders})
     core = [{"prog": p, "values": _values(rng, p)} for p in CORE_BACKPROP]
-    tasks.append({"name": "backprop", "cases": core + [_prog_case(rng, reuse=True) for _ in range(n)]})
+    cases = core + [_prog_case(rng, reuse=True) for _ in range(n)]
+    for case in cases:  # the sandbox has no gradients: the walk's vector-Jacobian products come as data
+        case["jacobians"] = _jacobians(case)
+    tasks.append({"name": "backprop", "cases": cases})
     ub = [(g, s) for g, s in CORE_UNBROADCAST]
     for _ in range(n):
         rank = int(rng.integers(0, 4))
@@ -223,6 +235,41 @@ def _op_case(rng, op, fixed=None):
     values = [np.round(rng.uniform(-1, 1, size=tuple(ins[1])), 3).ravel().tolist() for ins in prog if ins[0] == "src"]
     return {"op": op, "prog": prog, "values": values, "dyshape": list(out),
             "dy": np.round(rng.uniform(-1, 1, size=out), 3).ravel().tolist()}
+
+
+def _jacobians(case):
+    """For each op the harness records on ``case``'s program: the Jacobian of its output with respect to
+    each input (None for an input without a gradient, such as Sum's axis), at the case's values."""
+    import types
+    import engine as tf
+    from engine.eager.tape import RecordedOp
+    from engine.framework.context import ctx
+
+    def make(op_type, inputs, outputs, attrs):
+        return types.SimpleNamespace(op_type=op_type, inputs=inputs, outputs=outputs, attrs=attrs,
+                                     input_ids=[t._id for t in inputs], output_ids=[t._id for t in outputs])
+    records, _, _ = worker.record_with(tf, ctx, case["prog"], case["values"], make)
+    out = []
+    for op_def, e in records:
+        y = e.outputs[0]
+        size = int(np.prod(y.shape.as_list()))
+        rows = [[] for _ in e.inputs]
+        for j in range(size):
+            dy = np.zeros(size)
+            dy[j] = 1.0
+            dy = tf.constant(dy.reshape(y.shape.as_list()), dtype=y.dtype)
+            op = RecordedOp(op_def, e.op_type, e.inputs, e.outputs, e.attrs, e.input_ids, e.output_ids)
+            for i, g in enumerate(op.input_grads([dy])):
+                rows[i].append(None if g is None else np.asarray(g.numpy(), dtype=np.float64).ravel())
+        inputs = []
+        for r in rows:
+            if not r or r[0] is None:
+                inputs.append(None)
+            else:
+                j = np.stack(r)
+                inputs.append({"shape": list(j.shape), "data": [float(v) for v in j.ravel()]})
+        out.append({"op": op_def.name, "inputs": inputs})
+    return out
 
 
 # --- expected values (pristine engine, grader process) ----------------------------------------------
@@ -377,36 +424,3 @@ def score(name, cases, exp, outputs, points):
             msgs.append(m)
     unit = points / len(per_op)
     return sum(unit * sum(m is None for m in ms) / len(ms) for ms in per_op.values()), msgs
-
-
-def static_check(sources):
-    """The rule of A1's text: the answer cell and extra cells (``sources``) may not name the engine's autodiff
-    (see :func:`forbidden_uses`). A message, or None."""
-    bad = sorted({u for s in sources for u in forbidden_uses(s)})
-    return (f"this task must reimplement autodiff: your code uses {', '.join(bad)} (the engine's own autodiff or "
-            f"a dynamic lookup), which is not allowed") if bad else None
-
-
-# --- static check: reimplement, don't call --------------------------------------------------------
-def forbidden_uses(source):
-    """Names in ``source`` that reach the engine's own autodiff, or look things up dynamically."""
-    try:
-        tree = ast.parse(source)
-    except SyntaxError:
-        return []
-    found = []
-    for node in ast.walk(tree):
-        name = None
-        if isinstance(node, ast.Attribute):
-            name = node.attr
-        elif isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load):
-            name = node.id
-        elif isinstance(node, ast.alias):
-            name = node.name.split(".")[-1]
-        elif isinstance(node, (ast.Import, ast.ImportFrom)):
-            mod = getattr(node, "module", None) or ""
-            if "registry" in mod or "tape" in mod.split(".")[-1:]:
-                found.append(mod)
-        if name and (name in FORBIDDEN or name in DYNAMIC):
-            found.append(name)
-    return sorted(set(found))

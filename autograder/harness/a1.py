@@ -192,17 +192,28 @@ def h_backward_order(tf, ctx, ns, case, state):
 
 
 def h_backprop(tf, ctx, ns, case, state):
-    from engine.eager.tape import RecordedOp
+    """The student's walk, with each op's vector-Jacobian product given.
+
+    The sandbox's engine has no gradients (they are what task 5 asks for), so the products come
+    from data: the grader sends, for each recorded op of this program, the Jacobian of its output
+    with respect to each input at these values (``case["jacobians"]``), and ``vjp`` multiplies.
+    """
     records, ts, srcs = record_with(tf, ctx, case["prog"], case["values"], ns["Entry"])
-    defs = {id(e): d for d, e in records}
+    index = {id(e): k for k, (_, e) in enumerate(records)}
+    jacobians = case["jacobians"]
+    if [d.name for d, _ in records] != [j["op"] for j in jacobians]:
+        raise RuntimeError("the harness recorded other ops than the grader")   # (a grader bug, never a student's)
 
     def vjp(e, dy):
-        op = RecordedOp(defs[id(e)], e.op_type, e.inputs, e.outputs, e.attrs, e.input_ids, e.output_ids)
-        state["harness"] = True
-        try:
-            return op.input_grads([dy])
-        finally:
-            state["harness"] = False
+        grads = []
+        for x, jac in zip(e.inputs, jacobians[index[id(e)]]["inputs"]):
+            if jac is None:
+                grads.append(None)
+                continue
+            j = np.asarray(jac["data"], dtype=np.float64).reshape(jac["shape"])      # (output size, input size)
+            g = j.T @ np.asarray(dy.numpy(), dtype=np.float64).ravel()
+            grads.append(tf.constant(g.reshape(tuple(x.shape.as_list()))))
+        return grads
 
     order = [e for _, e in reversed(records)]
     target = ts[-1]
@@ -229,25 +240,3 @@ def h_tape(tf, ctx, ns, case, state):
 
 HARNESS = {"record": h_record, "backward_order": h_backward_order, "backprop": h_backprop,
            "unbroadcast": h_unbroadcast, "grads": h_grads, "tape": h_tape}
-
-
-def setup(tf, state):
-    """Tripwires: count uses of the engine's own autodiff by student code (the harness flags its own)."""
-    import engine.eager.tape as tape_mod
-    from engine.framework import registry
-    real_imperative = tape_mod.imperative_grad
-
-    def imperative_grad(*a, **k):
-        if not state["harness"]:
-            state["trips"] += 1
-        return real_imperative(*a, **k)
-    tape_mod.imperative_grad = imperative_grad
-    for name in ("AddV2", "Sub", "Mul", "MatMul", "Exp", "Sum", "Relu", "Neg"):
-        op_def = registry.get_op(name)
-        real = op_def.grad
-
-        def wrapped(*a, _real=real, **k):
-            if not state["harness"]:
-                state["trips"] += 1
-            return _real(*a, **k)
-        op_def.grad = wrapped

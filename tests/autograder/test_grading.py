@@ -78,23 +78,45 @@ def test_reading_the_source_notebook_gets_nothing(make_submission, tmp_path):
     assert total(r) == 0, grading.report(r)
 
 
-def test_using_the_engines_tape_is_caught(make_submission, tmp_path):
+def test_using_the_engines_tape_gets_nothing(make_submission, tmp_path):
+    # The sandbox's engine has no autodiff (A1's ABSENT): a tape that hands the work to tf.GradientTape, or an
+    # unbroadcast computed as the gradient of tf.broadcast_to, finds nothing to call there.
     cheat = ("class GradientTape(tf.GradientTape):\n    pass\n")
     r = grade(make_submission(str(tmp_path / "t.ipynb"), replace={"tape": lambda s: s + "\n" + cheat}))
-    assert r["tape"]["score"] == 0 and "GradientTape" in r["tape"]["messages"][0]
-    sneaky = ("def unbroadcast(grad, shape):\n    T = getattr(tf, 'Gradient' + 'Tape')\n    return grad\n")
+    assert r["tape"]["score"] == 0 and "absent from this engine" in " ".join(r["tape"]["messages"]), grading.report(r)
+    sneaky = ("def unbroadcast(grad, shape):\n"
+              "    T = getattr(tf, 'Gradient' + 'Tape')\n"
+              "    x = tf.zeros(list(shape), dtype=grad.dtype)\n"
+              "    with T() as t:\n"
+              "        t.watch(x)\n"
+              "        y = tf.broadcast_to(x, grad.shape)\n"
+              "    return t.gradient(y, x, output_gradients=grad)\n")
     r = grade(make_submission(str(tmp_path / "u.ipynb"), replace={"unbroadcast": sneaky}))
-    assert r["unbroadcast"]["score"] == 0 and "getattr" in r["unbroadcast"]["messages"][0]
+    assert r["unbroadcast"]["score"] == 0 and "absent" in " ".join(r["unbroadcast"]["messages"]), grading.report(r)
+    assert total(r) == 18
 
 
-def test_runtime_tripwire(make_submission, tmp_path):
-    # no forbidden name in the source, but the engine's tape runs during the task: caught at run time
-    helper = "_T = tf.__dict__\n"  # (dynamic lookups are flagged statically; here we check the tripwire alone)
-    hidden = ("def _helper():\n    import engine\n    return engine.GradientTape\n")
-    src = hidden.replace("GradientTape", "Gradient" "Tape")
-    r = grade(make_submission(str(tmp_path / "r.ipynb")))
-    assert r["tape"]["score"] == 4  # sanity: honest work passes
-    assert a1.forbidden_uses(helper) == ["__dict__"] and a1.forbidden_uses(src) == ["GradientTape"]
+def test_honest_code_that_a_name_check_used_to_penalise_gets_full_marks(make_submission, tmp_path):
+    # getattr in the gradients cell, a local named `gradients`, super(GradientTape, self), a scratch cell that
+    # compares with tf.GradientTape, and %%time at the top of an answer cell: none of it costs anything.
+    def grads_cell(src):
+        return src.replace("def exp_grad(e, dy):\n", "def exp_grad(e, dy):\n    _attrs = getattr(e, 'attrs', {})\n")
+    def tape_cell(src):
+        src = src.replace("        super().__init__()", "        super(GradientTape, self).__init__()")
+        return src.replace("        grads = backprop(order, target._id, tf.ones_like(target), vjp)\n"
+                           "        out = [grads.get(s._id) for s in srcs]",
+                           "        gradients = backprop(order, target._id, tf.ones_like(target), vjp)\n"
+                           "        out = [gradients.get(s._id) for s in srcs]")
+    scratch = ("try:\n    with tf.GradientTape() as _ref:\n        _v = tf.Variable(3.0)\n        _y = _v * _v\n"
+               "    print('reference:', _ref.gradient(_y, _v))\nexcept NotImplementedError as e:\n    print(e)\n")
+    p = make_submission(str(tmp_path / "h.ipynb"), extra_cells=[scratch], replace={
+        "grads": grads_cell, "tape": tape_cell, "unbroadcast": lambda s: "%%time\n" + s})
+    import nbformat
+    sources = {(c.metadata.get("nbgrader") or {}).get("grade_id"): c.source for c in nbformat.read(p, 4).cells}
+    assert "gradients = backprop" in sources["tape"] and "super(GradientTape, self)" in sources["tape"]
+    assert "getattr(e, 'attrs'" in sources["grads"] and sources["unbroadcast"].startswith("%%time")
+    r = grade(p)
+    assert total(r) == 20, grading.report(r)
 
 
 def test_exit_and_sigint_proof_loop_lose_only_their_task(make_submission, tmp_path):
@@ -132,9 +154,9 @@ def test_tampered_test_cells_are_reported(make_submission, tmp_path):
     assert total(r) == 20
 
 
-def test_runtime_tripwire_catches_a_tape_hidden_from_the_static_check(make_submission, tmp_path):
-    # No forbidden name and no listed dynamic lookup in the source, yet the engine's own tape does the work:
-    # only the run-time tripwire (counting the engine's backward walks during the task) can see it.
+def test_a_tape_hidden_behind_the_engines_gets_nothing(make_submission, tmp_path):
+    # A tape that wraps the engine's own (found by a dynamic lookup) would do no work of its own: in the
+    # sandbox's engine the backward walk is absent, so it gets nothing.
     cheat = (
         "import engine as _e\n"
         "_Real = _e.__getattribute__('Gradient' + 'Tape')\n"
@@ -156,10 +178,9 @@ def test_runtime_tripwire_catches_a_tape_hidden_from_the_static_check(make_submi
         "        self._real.watch(tensor)\n"
         "    def gradient(self, target, sources):\n"
         "        return self._real.gradient(target, sources)\n")
-    assert a1.forbidden_uses(cheat) == []  # the static check alone would let it through
     r = grade(make_submission(str(tmp_path / "t.ipynb"), replace={"tape": cheat}))
     assert r["tape"]["score"] == 0, grading.report(r)
-    assert "called the engine's own GradientTape" in r["tape"]["messages"][0]
+    assert "absent from this engine" in " ".join(r["tape"]["messages"]), grading.report(r)
     assert r["grads"]["score"] == 8  # the honest tasks of the same submission keep their points
 
 
@@ -167,7 +188,6 @@ def test_reference_cells_are_not_in_the_sandbox_before_their_task_is_graded(make
     # The reference answers the grader injects (A1 injects the reference GRADS before the tape task) reach the
     # sandbox only once every earlier task is graded: a cell that searches the process's memory for them
     # (and for files holding them) when the notebook runs finds nothing to copy.
-    # (written so that A1's static name check does not see it: no exec, no globals)
     cheat = ("import code, gc, glob, json\n"
              "def _run(source):\n"
              "    scope = {'tf': tf, 'np': np, 'unbroadcast': unbroadcast}\n"
@@ -186,7 +206,6 @@ def test_reference_cells_are_not_in_the_sandbox_before_their_task_is_graded(make
              "STOLEN = _steal()\n"
              "if STOLEN:\n"
              "    GRADS = STOLEN\n")
-    assert a1.forbidden_uses(cheat) == []
     r = grade(make_submission(str(tmp_path / "c.ipynb"), replace={"grads": "GRADS = {}\n" + cheat}))
     assert r["grads"]["score"] == 0, grading.report(r)
     assert total(r) == 12, grading.report(r)

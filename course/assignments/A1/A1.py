@@ -13,7 +13,7 @@
 #     name: python3
 # ---
 
-# %% [markdown] deletable=false editable=false nbgrader={"cell_type": "markdown", "checksum": "1931985d1725875d95db7b172081d4f5", "grade": false, "grade_id": "intro", "locked": true, "schema_version": 3, "solution": false, "task": false}
+# %% [markdown] deletable=false editable=false nbgrader={"cell_type": "markdown", "checksum": "4c66f223e8de356d61edabe11fc1474d", "grade": false, "grade_id": "intro", "locked": true, "schema_version": 3, "solution": false, "task": false}
 # # A1: build your own GradientTape
 #
 # You will implement reverse-mode automatic differentiation (syllabus 3.1–3.5) on top of the
@@ -39,20 +39,12 @@
 # Rules:
 # * Compute gradients with engine ops (`tf.*`) on tensors. NumPy is fine for bookkeeping (shapes,
 #   axes, index lists, `axis.numpy()`), and so are helper functions of your own and extra cells.
-# * Do **not** use the engine's own autodiff: `tf.GradientTape`, `tf.gradients` or its registered
-#   gradient functions. The grader checks in two ways, and either one costs the task all its
-#   points:
-#   - **By name.** An answer cell that uses one of these names gets "this task must reimplement
-#     autodiff: your code uses ...": `GradientTape` (as in `tf.GradientTape`; defining your own
-#     class of that name in task 6 is fine, but writing the name anywhere else in an answer cell
-#     counts, even `super(GradientTape, self)`: write `super()`), `gradients` (a local variable
-#     of that name counts too: call it `grads`), `imperative_grad`, `call_gradient`,
-#     `registry`, `get_op`, `_entries`, `op_def`, `input_grads`, `jacobian`, `RecordedOp`,
-#     `record_operation`, or a dynamic lookup: `getattr`, `eval`, `exec`, `compile`,
-#     `__import__`, `importlib`, `globals`, `locals`, `vars`, `__dict__`, `__builtins__`,
-#     `modules`, `__subclasses__`, `__globals__`.
-#   - **At run time.** Calling the engine's tape or gradient functions while a task is graded
-#     gets "your code called the engine's own GradientTape or gradient functions".
+# * The grader runs your code on an engine **without autodiff**: the backward walk of
+#   `tf.GradientTape` and `tf.gradients`, forward mode (`tf.autodiff.ForwardAccumulator`) and
+#   every registered gradient function are absent there (calling them raises
+#   `NotImplementedError`, "... is absent from this engine"). In your own notebook the engine is
+#   complete, so you can compare your results with `tf.GradientTape` while you work; just do not
+#   let your answers depend on it. There is no list of forbidden names: write your code as you like.
 # * The hidden tests run each task on random programs made of the eight ops of task 5, with
 #   per-student random shapes and values, and compare with the engine.
 #
