@@ -169,3 +169,12 @@ with tf.GradientTape(persistent=True) as tape:
     y = x ** 3
 print("recorded:", [e.type for e in tape._entries])
 print("dy/dx =", float(tape.gradient(y, x)), "= 3 * 2**2")
+
+# %% [markdown]
+# ## Build it yourself
+#
+# **A1, build your own GradientTape** (20 points, 4–6 h): the recorder, the order of the backward
+# walk, the walk itself, un-broadcasting, the gradients of eight ops, and the tape, which then
+# replaces TensorFlow's inside the engine (`engine.seams.using(tape=...)`).
+#
+# Open it under `course/assignments/`, and check your work with `python -m autograder check`.

@@ -543,3 +543,16 @@ print(f"1.5 the cost: the bug in {late_error.op.name!r} surfaced only in Session
 print("3.6 gradients are graph nodes too:", dy_dx.name, "=", dy_dx_value)
 print(f"correction: the speed comes from no per-op dispatch plus the optimizer; this executor runs independent "
       f"branches one after the other (both / (left + right) = {overlap:.2f})")
+
+# %% [markdown]
+# ## Build it yourself
+#
+# **A2, run a graph** (20 points, 3–5 h): the executor behind `Session.run`: prune to what the
+# fetches and targets need, order it, run the kernels, and run real TF1 programs on it (variables,
+# control dependencies, `tf.gradients`, a training loop) through the `executor` seam.
+#
+# **A6, optimize a graph** (20 points, 4–5 h): dead-node pruning, constant folding and common-
+# subexpression elimination as graph-optimizer passes through the `graph_pass` seam, then a fold,
+# CSE, prune pipeline, graded on random `tf.function` and TF1 programs.
+#
+# Open it under `course/assignments/`, and check your work with `python -m autograder check`.

@@ -599,3 +599,17 @@ print(answer(tf.constant([1.0, 2.0, 3.0]), tf.constant(1)))       # new shape: t
 print("traces:", answer.experimental_get_tracing_count())
 graph = answer.get_concrete_function(tf.constant([0.0, 0.0]), tf.constant(0)).graph   # found in the cache
 print("ops:", [op.type for op in graph.get_operations()])
+
+# %% [markdown]
+# ## Build it yourself
+#
+# **A3, trace a function** (20 points, 3–5 h): the trace key of a call, tracing into a
+# `FuncGraph`, the retracing rules (`input_signature`, `reduce_retracing`), and the tracer behind
+# `tf.function` through the `tracer` seam.
+#
+# **A4, build your own AutoGraph** (20 points, 4–6 h): the runtime
+# `if_stmt`/`while_stmt`/`for_range` that choose `tf.cond`/`tf.while_loop` when a tensor decides
+# and plain Python otherwise, then the `ast` transforms of `if`, `while`/`for … in range` and
+# `break`/`continue`, plugged in through the `autograph` seam.
+#
+# Open it under `course/assignments/`, and check your work with `python -m autograder check`.

@@ -767,3 +767,12 @@ with tf.distribute.record_all_reduce() as answer_log:
 print("copies identical:", all(np.array_equal(c.numpy(), w_answer.values[0].numpy()) for c in w_answer.values))
 print(answer_log[-1].table().splitlines()[0])
 print("bytes sent per device:", answer_log[-1].bytes_sent(), "= ring bound", answer_log[-1].ring_bound())
+
+# %% [markdown]
+# ## Build it yourself
+#
+# **A5, all-reduce and data parallelism** (20 points, 4–6 h): the ring all-reduce (reduce-scatter,
+# then all-gather), TF's hierarchical all-reduce, and a data-parallel training loop with the loss
+# scaled by the global batch size, plugged into `MirroredStrategy` through the `all_reduce` seam.
+#
+# Open it under `course/assignments/`, and check your work with `python -m autograder check`.
