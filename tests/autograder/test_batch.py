@@ -66,3 +66,26 @@ def test_basic_isolation_still_blocks_the_source_cheat(make_submission, tmp_path
                                n=2, item_timeout=4, total_timeout=20)
     assert r["_isolation"] == "basic"
     assert sum(r[n]["score"] for n in ("record", "backward_order", "backprop", "unbroadcast", "grads", "tape")) == 0
+
+
+@pytest.mark.parametrize("name", __import__("autograder.assignments", fromlist=["names"]).names())
+def test_grade_command_gives_the_solution_full_marks_and_the_release_zero(name, tmp_path):
+    """Through ``python -m autograder grade`` (nbgrader's autograde into the gradebook, CSV, JSON), for every assignment."""
+    from autograder import assignments, samples
+    spec = assignments.get(name)
+    full = sum(t.points for t in spec.TASKS)
+    subs = tmp_path / "subs"
+    samples.write_submission(name, str(subs / "solved" / f"{name}.ipynb"))
+    samples.write_submission(name, str(subs / "untouched" / f"{name}.ipynb"), blank=True)
+    out = subprocess.run([sys.executable, "-m", "autograder", "grade", "--assignment", name, str(subs),
+                          "--root", str(tmp_path / "ws"), "--json"], capture_output=True, text=True, cwd=REPO,
+                         timeout=300)
+    assert out.returncode == 0, out.stderr[-2000:]
+    data = json.loads(out.stdout[:out.stdout.rindex("}") + 1])
+    assert data["solved"]["total"] == full and data["untouched"]["total"] == 0, data
+    from nbgrader.api import Gradebook
+    with Gradebook("sqlite:///" + str(tmp_path / "ws" / "gradebook.db")) as gb:
+        assert gb.find_submission(name, "solved").score == full
+        assert gb.find_submission(name, "untouched").score == 0
+    rows = list(csv.DictReader(open(tmp_path / "ws" / f"{name}_grades.csv")))
+    assert {r["student"]: float(r["total"]) for r in rows} == {"solved": full, "untouched": 0.0}
