@@ -7,6 +7,7 @@ only sends back outputs on the inputs generated here from a per-student seed.
 import numpy as np
 
 from ..harness import a1 as worker
+from ..harness.common import decode as _decode
 from . import Task, student_seed  # noqa: F401 - student_seed: the historical import path
 
 NAME = "A1"
@@ -312,16 +313,6 @@ def expected(task):
 
 
 # --- comparison -------------------------------------------------------------------------------------
-def _decode(x):
-    if isinstance(x, dict) and isinstance(x.get("shape"), list) and isinstance(x.get("data"), list):
-        try:
-            return np.asarray([float(v) for v in x["data"]], dtype=np.float64).reshape(
-                tuple(int(n) for n in x["shape"]))
-        except (TypeError, ValueError):
-            return "malformed"
-    return x
-
-
 def _short(a):
     if isinstance(a, np.ndarray):
         flat = np.array2string(a.ravel()[:4], precision=4, separator=", ")

@@ -15,6 +15,7 @@ passes run in the sandbox (``harness/a6.py``), plugged into the engine's graph o
 import numpy as np
 
 from ..harness import a6 as worker
+from ..harness.common import decode as _decode
 from . import Task
 
 NAME = "A6"
@@ -291,16 +292,6 @@ def expected(task):
 
 
 # --- comparison --------------------------------------------------------------------------------------
-def _decode(x):
-    if isinstance(x, dict) and isinstance(x.get("shape"), list) and isinstance(x.get("data"), list):
-        try:
-            return np.asarray([float(v) for v in x["data"]], dtype=np.float64).reshape(
-                tuple(int(n) for n in x["shape"]))
-        except (TypeError, ValueError):
-            return "malformed"
-    return x
-
-
 def _close(e, g):
     e, g = _decode(e), _decode(g)
     if not isinstance(e, np.ndarray) or not isinstance(g, np.ndarray) or e.shape != g.shape:
