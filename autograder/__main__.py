@@ -32,7 +32,8 @@ def main(argv=None):
     p = argparse.ArgumentParser(prog="python -m autograder")
     sub = p.add_subparsers(dest="cmd", required=True)
     sub.add_parser("list", help="the assignments: name, points, time estimate, what you build")
-    r = sub.add_parser("release", help="nbgrader generate_assignment: solutions/ -> course/assignments/")
+    r = sub.add_parser("release", help="nbgrader generate_assignment: solutions/ -> course/assignments/ "
+                                         "(`release lessons`: solutions/lessons/ -> course/lessons/)")
     r.add_argument("assignment", nargs="?", default="A1")
     r.add_argument("--force", action="store_true", help="replace an earlier, different release in the exchange")
     c = sub.add_parser("check", help="self-check a notebook: per-task report, nothing written to the gradebook")
@@ -62,6 +63,10 @@ def _command(a):
             spec = assignments.get(name)
             points = sum(t.points for t in spec.TASKS)
             print(f"{name}  {points:>3g} points  {spec.HOURS:>7s}  {spec.TITLE}")
+    elif a.cmd == "release" and a.assignment.lower() == "lessons":
+        from . import lessons
+        for path in lessons.release():
+            print(path)
     elif a.cmd == "release":
         from . import release
         print(release.release(assignments.get(a.assignment).NAME, force=a.force))

@@ -2,6 +2,11 @@
 # jupyter:
 #   jupytext:
 #     formats: ipynb,py:percent
+#     text_representation:
+#       extension: .py
+#       format_name: percent
+#       format_version: '1.3'
+#       jupytext_version: 1.19.6
 #   kernelspec:
 #     display_name: Python 3 (ipykernel)
 #     language: python
@@ -105,18 +110,46 @@ viz.draw_tape(tape)
 
 # %% [markdown]
 # ## Exercises (self-checked)
-# 1. Make `e1` the float64 sum of `t` (hint: `tf.cast`).
-# 2. Make `e2` the number of elements at which the engine's add is within 2x of NumPy's
-#    in the measurement above (the first size in `sizes`, or `None`).
+# Fill in each function in the cell below (replace `raise NotImplementedError()`), then run the
+# self-check cell after it: it says, exercise by exercise, what is right and what is not yet.
+#
+# 1. `float64_sum(t)`: the sum of all elements of the float32 tensor `t`, as a **float64** scalar
+#    tensor. TF will not add float32 to float64 for you (see above): convert first (`tf.cast`).
+# 2. `crossover(sizes, engine_us, numpy_us)`: the first size at which the engine's add costs at most
+#    twice NumPy's, from the timings measured above (`None` if there is none). At that size the
+#    arithmetic, not the dispatch, dominates (1.7).
 
-# %%
-e1 = tf.reduce_sum(tf.cast(t, tf.float64))
-e2 = next((s for s, e, n in zip(sizes, eng, npy) if e <= 2 * n), None)
+# %% nbgrader={"grade": false, "grade_id": "ex10", "locked": false, "schema_version": 3, "solution": true, "task": false} syllabus=["1.6", "1.7"]
+def float64_sum(t):
+    # YOUR CODE HERE
+    raise NotImplementedError()
 
-# %%
-assert e1.dtype == tf.float64 and float(e1) == 15.0
-assert e2 is None or e2 in sizes
-print("exercises OK")
+
+def crossover(sizes, engine_us, numpy_us):
+    # YOUR CODE HERE
+    raise NotImplementedError()
+
+
+# %% nbgrader={"grade": false, "grade_id": "check10", "locked": true, "schema_version": 3, "solution": false, "task": false}
+from autograder.selfcheck import check, run_checks
+
+
+def _check_sum():
+    got = float64_sum(tf.constant([[1.0, 2.0], [3.0, 4.5]]))
+    check(isinstance(got, tf.Tensor), f"return a tensor, not {type(got).__name__}")
+    check(got.dtype == tf.float64, f"the sum should be float64, it is {got.dtype.name}")
+    check(got.shape == (), f"the sum should be a scalar, its shape is {got.shape}")
+    check(float(got) == 10.5, f"expected 10.5, got {float(got)}")
+
+
+def _check_crossover():
+    check(crossover([1, 10, 100], [9.0, 8.0, 9.0], [1.0, 3.0, 5.0]) == 100, "with these timings the answer is 100")
+    check(crossover([1, 10], [9.0, 9.0], [1.0, 1.0]) is None, "no size within 2x: the answer is None")
+    got = crossover(sizes, eng, npy)
+    check(got is None or got in sizes, f"{got!r} is not one of the measured sizes")
+
+
+run_checks({"1. float64_sum (1.6)": _check_sum, "2. crossover (1.7)": _check_crossover})
 
 # %% [markdown]
 # ## Interview question

@@ -23,3 +23,19 @@ def test_release_is_in_sync_with_its_source(name):
     assert notebooks.cells_key(fresh) == notebooks.cells_key(committed), f"run: python -m autograder release {name}"
     text = "".join(c.source for c in committed.cells)
     assert "BEGIN SOLUTION" not in text and "HIDDEN TESTS" not in text and "raise NotImplementedError" in text
+
+
+def test_released_lessons_are_in_sync_with_their_source():
+    from autograder import lessons
+    with tempfile.TemporaryDirectory() as d:
+        fresh = lessons.release(d)
+        import glob
+        committed_names = sorted(os.path.basename(p) for p in glob.glob(os.path.join(REPO, "course", "lessons", "*.py")))
+        assert sorted(os.path.basename(p) for p in fresh) == committed_names, "run: python -m autograder release lessons"
+        for path in fresh:
+            committed = os.path.join(REPO, "course", "lessons", os.path.basename(path))
+            assert os.path.exists(committed), f"run: python -m autograder release lessons ({committed})"
+            assert notebooks.cells_key(notebooks.to_notebook(path)) == \
+                notebooks.cells_key(notebooks.to_notebook(committed)), "run: python -m autograder release lessons"
+            text = open(committed).read()
+            assert "BEGIN SOLUTION" not in text and "END SOLUTION" not in text
