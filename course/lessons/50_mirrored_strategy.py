@@ -699,43 +699,229 @@ print(f"I am {cfg['task']['type']} {cfg['task']['index']} of {workers}; "
 
 # %% [markdown]
 # ## Exercises (self-checked)
-# 1. `ex1`: the bytes **each** device sends when `RingAllReduce` all-reduces 1000 float32 values
-#    over 5 replicas, read from the engine's record (a list, one entry per device).
-# 2. `ex2`: the number of examples each of 4 replicas receives from
-#    `experimental_distribute_dataset` for a global batch of 10 (a list).
-# 3. `ex3`: a replica step for `strategy4` whose all-reduced (SUM) gradient of the mean squared
-#    error of `v * x` against `x` (so the true gradient is `mean(2 (v x - x) x)`) equals the one
-#    device gradient. `ex3` is that all-reduced gradient as a float.
+# Fill in each function in the cell below (replace `raise NotImplementedError()`), then run the
+# self-check cell after it: it says, exercise by exercise, what is right and what is not yet.
+#
+# 1. **Loss scaling (4.1, 4.5)**: `distributed_gradient(strategy, w0, x, y)`. Create a variable
+#    `w = tf.Variable(w0)` the way a model must be created for `strategy`; distribute the global
+#    batch `(x, y)` (one batch of `len(x)` examples) with `experimental_distribute_dataset`; on
+#    every replica compute the gradient of the squared error `sum((x @ w - y)**2, axis=1)` averaged
+#    over the **global** batch, and all-reduce it (SUM). Return `(w, grads)`, `grads` a list of
+#    every replica's all-reduced gradient as NumPy arrays. Each must equal the one-device gradient
+#    of the mean loss, also when the batch does not split evenly (10 examples over 4 replicas).
+# 2. **MultiWorkerMirroredStrategy's `TF_CONFIG` (4.2)**: `parse_tf_config(tf_config,
+#    gpus_per_worker, per_replica_batch)`. `tf_config` is the JSON string each process finds in its
+#    `TF_CONFIG` variable: `"cluster"` maps each job (`"chief"`, `"worker"`) to its list of
+#    `"host:port"` addresses (the same on every machine); `"task"` says which entry of it *this*
+#    process is (`"type"`, `"index"`, the only part that differs between machines). Return a dict:
+#    * `"address"`: this task's own address;
+#    * `"is_chief"`: TF's rule: the `chief` task, or, when the cluster has no `"chief"` job,
+#      worker 0 (the chief also saves checkpoints and writes summaries);
+#    * `"worker_id"`: this task's rank among all training tasks, as TF numbers them: the chief is
+#      0 and, after it, worker *i* is *i* + (number of chiefs);
+#    * `"num_replicas"`: every training task (the chief trains too) times `gpus_per_worker`;
+#    * `"global_batch"`: the global batch that `per_replica_batch` examples per replica make.
+# 3. **ParameterServerStrategy's asynchronous updates, simulated (4.3)**: the engine has no
+#    parameter servers, so we play one. `async_parameter_server(loss_fn, w0, lr, schedule)` keeps the
+#    variables in one `tf.Variable` (the server) and replays `schedule`, a list of events
+#    `("pull", k)` (worker `k` reads the current variables: a *copy*, not the variable itself;
+#    `tf.identity(server)` is one, and the tape must `watch` it) and `("push", k)` (worker `k` sends
+#    the gradient of `loss_fn` taken *at the values it pulled*, and the server at once applies
+#    `w -= lr * gradient`, without waiting for anyone). Every pull of a worker is followed by exactly
+#    one push of the same worker. Return `(w, staleness)`: the server's final value (NumPy) and, for
+#    each push in order, how many updates *other* pushes had applied to the server between that
+#    worker's pull and its push (0 in synchronous training). (In TF 2 the worker's step function
+#    itself runs the optimizer's update on the servers' variables, dispatched by a
+#    `ClusterCoordinator`; the arithmetic is the same.)
+# 4. **A TPUStrategy-style compiled step (4.4, 4.5)**: `train_epoch_compiled(strategy)`. TPUStrategy
+#    runs replicated steps only when compiled: `strategy.run` inside a `tf.function`. Do the same
+#    with the engine's `MirroredStrategy` on 8 logical devices (8 TPU cores): build `create_model()`
+#    with the weights `W0` and an `SGD(LR)` optimizer (where must they be created?), let the strategy
+#    shard `dataset` (global batch `GLOBAL_BATCH`, 8 examples per core), and define `step(x, y)`,
+#    a `tf.function` that runs one training step on every replica with `strategy.run` (the loss of
+#    the "Training" section, scaled by the global batch) and aggregates the replicas' losses into the
+#    global loss with `strategy.reduce`. Run it over one epoch of `dataset`. Return
+#    `(model, losses, step)`, `losses` the global loss of each step as floats. It must reach the same
+#    losses and weights as one epoch on one device (`train(0, epochs=1)`). What is simulated: the
+#    engine traces the step into one graph (the check looks for ops on all 8 devices and the
+#    all-reduce node); a TPU would also compile that graph with XLA and all-reduce over its
+#    interconnect.
 
-# %%
-ring5 = tf.distribute.RingAllReduce()
-s5 = tf.distribute.MirroredStrategy([f"/cpu:{i}" for i in range(5)])
-ring5.all_reduce("SUM", s5.experimental_distribute_values_from_function(
-    lambda c: tf.constant(np.ones(1000, np.float32))))
-ex1 = ring5.last_record.bytes_sent()
-
-batch10 = tf.data.Dataset.from_tensor_slices(np.zeros((10, 1), np.float32)).batch(10)
-ex2 = [int(t.shape[0]) for t in next(iter(strategy4.experimental_distribute_dataset(batch10))).values]
-
-xs16 = np.linspace(-1.0, 1.0, 16).astype(np.float32)
-with strategy4.scope():
-    v = tf.Variable(3.0)
+# %% nbgrader={"grade": false, "grade_id": "ex50", "locked": false, "schema_version": 3, "solution": true, "task": false} syllabus=["4.1", "4.2", "4.3", "4.4", "4.5"]
+strategy8 = tf.distribute.MirroredStrategy([f"/cpu:{i}" for i in range(8)])   # 8 "TPU cores"
 
 
-def ex3_step(x):
-    with tf.GradientTape() as tape:
-        loss = tf.nn.compute_average_loss((v * x - x) ** 2, global_batch_size=16)
-    return tf.distribute.get_replica_context().all_reduce("SUM", tape.gradient(loss, v))
+def distributed_gradient(strategy, w0, x, y):
+    # YOUR CODE HERE
+    raise NotImplementedError()
 
 
-xs_dist = next(iter(strategy4.experimental_distribute_dataset(tf.data.Dataset.from_tensor_slices(xs16).batch(16))))
-ex3 = float(strategy4.experimental_local_results(strategy4.run(ex3_step, args=(xs_dist,)))[0])
+def parse_tf_config(tf_config, gpus_per_worker, per_replica_batch):
+    # YOUR CODE HERE
+    raise NotImplementedError()
 
-# %%
-assert ex1 == [6400] * 5, ex1                      # 2(N-1)/N x 4000 bytes
-assert ex2 == [3, 3, 2, 2], ex2                    # 10 = 4 * 2 + 2: the first two slices get one more
-assert abs(ex3 - float(np.mean(2 * (3.0 * xs16 - xs16) * xs16))) < 1e-5, ex3
-print("exercises OK")
+
+def async_parameter_server(loss_fn, w0, lr, schedule):
+    # YOUR CODE HERE
+    raise NotImplementedError()
+
+
+def train_epoch_compiled(strategy):
+    # YOUR CODE HERE
+    raise NotImplementedError()
+
+
+# %% nbgrader={"grade": false, "grade_id": "check50", "locked": true, "schema_version": 3, "solution": false, "task": false}
+from autograder.selfcheck import check, run_checks
+
+
+def _check_gradient():
+    rng_c = np.random.default_rng(50)
+    for n, batch in [(1, 8), (4, 16), (4, 10)]:
+        s_n = strategy4 if n == 4 else tf.distribute.MirroredStrategy(["/cpu:0"])
+        w0 = rng_c.normal(size=(3, 2)).astype(np.float32)
+        x = rng_c.normal(size=(batch, 3)).astype(np.float32)
+        y = rng_c.normal(size=(batch, 2)).astype(np.float32)
+        w, grads = distributed_gradient(s_n, w0, x, y)
+        check(isinstance(w, tf.distribute.MirroredVariable),
+              f"w is a {type(w).__name__}: create it inside `strategy.scope()` so that it is mirrored")
+        check(len(w.values) == n, f"w has {len(w.values)} copies on {n} replicas: use the `strategy` passed in")
+        check(len(grads) == n, f"expected one gradient per replica ({n}), got {len(grads)}")
+        true = 2 * x.T @ (x @ w0 - y) / batch                   # d/dw of mean_i sum_j (x w - y)_ij^2
+        grads = [np.asarray(g) for g in grads]
+        for i, g in enumerate(grads):
+            check(g.shape == true.shape, f"replica {i}'s gradient has shape {g.shape}, expected {true.shape}")
+        check(all(np.allclose(g, grads[0], atol=1e-6) for g in grads),
+              f"{n} replicas: the replicas' gradients differ: each holds only its slice's share until you "
+              f"all-reduce them (SUM) with the replica context")
+        ratio = float(np.linalg.norm(grads[0]) / np.linalg.norm(true))
+        where = f"{n} replica(s), global batch {batch}: the all-reduced gradient is {ratio:.3f} x the one-device one"
+        check(n == 1 or not np.isclose(ratio, n, rtol=1e-3),
+              f"{where}: each replica divided its loss by its own slice (reduce_mean), or got the whole global "
+              f"batch (the dataset not distributed); divide the summed per-example loss by the GLOBAL batch")
+        check(np.allclose(grads[0], true, rtol=1e-4, atol=1e-5),
+              f"{where}, and not equal to it: use `compute_average_loss(..., global_batch_size=len(x))` (without "
+              f"`global_batch_size` it divides by the slice times N, wrong when the slices differ)")
+
+
+def _check_tf_config():
+    port, gpus, per_replica = 2222 + int(np.random.default_rng().integers(100)), 4, 16
+    workers = [f"worker{i}.example:{port}" for i in range(3)]
+    chief = [f"chief0.example:{port}"]
+
+    def parse(cluster, kind, index):
+        os.environ["TF_CONFIG"] = json.dumps({"cluster": cluster, "task": {"type": kind, "index": index}})
+        try:
+            return parse_tf_config(os.environ["TF_CONFIG"], gpus, per_replica)
+        finally:
+            del os.environ["TF_CONFIG"]
+
+    cases = [({"worker": workers}, "worker", 1, workers[1], False, 1, 3),
+             ({"worker": workers}, "worker", 0, workers[0], True, 0, 3),
+             ({"chief": chief, "worker": workers}, "worker", 0, workers[0], False, 1, 4),
+             ({"chief": chief, "worker": workers}, "worker", 2, workers[2], False, 3, 4),
+             ({"chief": chief, "worker": workers}, "chief", 0, chief[0], True, 0, 4)]
+    for cluster, kind, index, address, chief_, rank, tasks in cases:
+        where = f"cluster {sorted(cluster)} ({tasks} training tasks), task {kind} {index}"
+        got = parse(cluster, kind, index)
+        check(isinstance(got, dict), f"return a dict, not {type(got).__name__}")
+        check(got.get("address") == address, f"{where}: address should be {address!r}, got {got.get('address')!r}")
+        check(got.get("is_chief") == chief_, f"{where}: is_chief should be {chief_} (the chief job if there is "
+                                              f"one, else worker 0), got {got.get('is_chief')!r}")
+        check(got.get("worker_id") == rank, f"{where}: worker_id should be {rank} (the chief is 0, then the "
+                                            f"workers), got {got.get('worker_id')!r}")
+        check(got.get("num_replicas") == tasks * gpus,
+              f"{where}, {gpus} GPUs each: num_replicas should be {tasks} x {gpus} = {tasks * gpus} (the chief "
+              f"trains too), got {got.get('num_replicas')!r}")
+        check(got.get("global_batch") == tasks * gpus * per_replica,
+              f"{where}: {per_replica} examples on each of {tasks * gpus} replicas make a global batch of "
+              f"{tasks * gpus * per_replica}, got {got.get('global_batch')!r}")
+
+
+def _check_async():
+    scale, target, lr = np.array([1.0, 4.0], np.float32), np.array([2.0, -1.0], np.float32), 0.1
+    w0 = np.zeros(2, np.float32)
+    loss_fn = lambda w: 0.5 * tf.reduce_sum(scale * (w - target) ** 2)
+    grad = lambda w: scale * (w - target)
+
+    def reference(schedule):                       # the same replay in NumPy
+        w, updates, pulled, stale = w0.copy(), 0, {}, []
+        for event, k in schedule:
+            if event == "pull":
+                pulled[k] = (w.copy(), updates)
+            else:
+                wk, seen = pulled.pop(k)
+                w = w - lr * grad(wk)
+                stale.append(updates - seen)
+                updates += 1
+        return w, stale
+
+    def current_value_sgd(schedule):               # the typical mistake: each gradient at the current w
+        w = w0.copy()
+        for event, _ in schedule:
+            if event == "push":
+                w = w - lr * grad(w)
+        return w
+
+    sync = [(e, k) for _ in range(3) for k in range(3) for e in ("pull", "push")]
+    rng_c = np.random.default_rng()
+    holding, steps, shuffled = set(), {k: 0 for k in range(4)}, []
+    while len(shuffled) < 2 * 4 * 5:               # 4 workers, 5 steps each, in a random interleaving
+        k = int(rng_c.choice([k for k in range(4) if steps[k] < 5 or k in holding]))
+        if k in holding:
+            shuffled.append(("push", k)); holding.discard(k); steps[k] += 1
+        else:
+            shuffled.append(("pull", k)); holding.add(k)
+    all_at_once = [("pull", k) for k in range(3)] + [("push", k) for k in range(3)]
+    for name, schedule in [("synchronous (pull, push, one worker at a time)", sync),
+                           ("3 workers pull, then all 3 push", all_at_once),
+                           ("a random interleaving of 4 workers", shuffled)]:
+        w, stale = async_parameter_server(loss_fn, w0, lr, schedule)
+        w_ref, stale_ref = reference(schedule)
+        check(list(stale) == stale_ref, f"{name}: staleness should be {stale_ref}, got {list(stale)}")
+        fresh = current_value_sgd(schedule)
+        check(np.allclose(w, w_ref, atol=1e-5),
+              f"{name}: final w should be {w_ref}, got {np.asarray(w)}"
+              + (" -- that is plain SGD: take each gradient at the values the worker PULLED (a copy, e.g. "
+                 "tf.identity(server)), not at the server's current values" if np.allclose(w, fresh, atol=1e-5)
+                 and not np.allclose(w_ref, fresh, atol=1e-5) else ""))
+
+
+def _check_compiled():
+    model, losses, step = train_epoch_compiled(strategy8)
+    check(hasattr(step, "get_concrete_function"),
+          "step must be a tf.function (decorate it with @tf.function): TPUStrategy runs compiled steps only")
+    kernel = model.layers[0].kernel
+    check(isinstance(kernel, tf.distribute.MirroredVariable) and len(kernel.values) == 8,
+          f"the model's kernel is a {type(kernel).__name__}: build the model (and the optimizer) inside "
+          f"`strategy.scope()`")
+    ref_weights, ref_losses = train(0, epochs=1)
+    check(len(losses) == len(ref_losses), f"one epoch of `dataset` is {len(ref_losses)} steps, got {len(losses)} losses")
+    ratio = float(losses[0]) / ref_losses[0]
+    hint = {8: "8 x: each replica divided its loss by its own 8 examples (reduce_mean), or got the whole global "
+               "batch (distribute `dataset` with the strategy)",
+            1 / 8: "1/8: reduce the replicas' losses with SUM (each is already divided by the global batch), "
+                   "not MEAN"}
+    why = next((h for r, h in hint.items() if np.isclose(ratio, r, rtol=1e-3)),
+               f"{ratio:.3f} x: start from W0, use SGD(LR) and the loss of the Training section, scaled by "
+               f"GLOBAL_BATCH")
+    check(np.allclose(losses, ref_losses, rtol=1e-4),
+          f"losses {np.round(losses, 4).tolist()} should be the one-device losses "
+          f"{np.round(ref_losses, 4).tolist()}; the first is {why}")
+    diff = max(float(np.abs(a - b).max()) for a, b in zip(model.get_weights(), ref_weights))
+    check(diff < 1e-5, f"after one epoch the weights differ from one device's by up to {diff:.2e}")
+    xd, yd = next(iter(strategy8.experimental_distribute_dataset(dataset)))
+    ops = step.get_concrete_function(xd, yd).graph.get_operations()
+    devices = {op.device.split("/")[-1] for op in ops if "CPU" in op.device}
+    check(len(devices) == 8, f"the traced step places ops on {len(devices)} devices, expected all 8: call "
+                             f"`strategy.run` inside the tf.function")
+    check(any(op.type == "MirroredAllReduce" for op in ops), "the traced step has no all-reduce node")
+
+
+run_checks({"1. distributed_gradient, scaled by the global batch (4.1, 4.5)": _check_gradient,
+            "2. parse_tf_config (4.2)": _check_tf_config,
+            "3. async_parameter_server, stale gradients (4.3)": _check_async,
+            "4. train_epoch_compiled on 8 replicas (4.4, 4.5)": _check_compiled})
 
 # %% [markdown]
 # ## Interview question

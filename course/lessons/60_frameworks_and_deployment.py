@@ -649,6 +649,8 @@ ax.axhline(80, color="#cc4125", ls=":", label="one 80 GB accelerator")
 ax.set_xticks(n_devices, [str(n) for n in n_devices]); ax.set_xlabel("devices")
 ax.set_ylabel("GB per device"); ax.set_title("7B parameters + Adam: memory per device (computed)"); ax.legend(fontsize=7)
 plt.show()
+print(f"7B + Adam: a full replica needs {memory_gb['MirroredStrategy / DDP (full replica)'][0] / 1e9:.0f} GB on "
+      f"every device; fully sharded over 8 devices, {memory_gb['ZeRO-3 / FSDP (+ shard weights)'][3] / 1e9:.0f} GB each")
 print("our classifier:", sum(int(np.prod(v.shape)) for v in net.trainable_variables), "parameters; a full replica is",
       BYTES * sum(int(np.prod(v.shape)) for v in net.trainable_variables), "bytes")
 
@@ -817,74 +819,289 @@ life
 
 # %% [markdown]
 # ## Exercises (self-checked)
-# 1. **Export.** Write `Affine`, a `tf.Module` with variables `a = 2.0` and `b = 1.0` and a
-#    `tf.function` `predict` with `input_signature=[tf.TensorSpec([None], tf.float32, name="x")]`
-#    returning `{"y": a * x + b}`. Save an instance to `ex_dir`. The check serves it from a fresh
-#    process (the `server`-style script below never sees `Affine`).
-# 2. **A kernel for the NumPy runtime.** `tanh_graph` below is a frozen graph with a `Tanh` op,
-#    which the runtime does not know. Import the runtime module (`numpy_runtime`, in `WORK`) and
-#    register the kernel in its `KERNELS`, so that `runtime.run(...)` matches the engine.
-# 3. **Graph-safe control flow by hand.** `clip_or_double` decides on a value with a Python `if`.
-#    Write `clip_or_double_graph`, with the same results, that traces even with `autograph=False`
-#    (use `tf.cond`).
+# Fill in each function in the four cells below (replace `raise NotImplementedError()`), then run
+# the self-check cell after them: it says, exercise by exercise, what is right and what is not yet.
+#
+# ### 1. Export a trained Keras model for serving (5.1)
+# `export_for_serving(model, export_dir)`: `model` is a trained Keras model that maps 4 features to
+# the **logits** of 2 classes, like `one_device` from part 3. Wrap it in a `tf.Module` whose `serve`
+# method is a `tf.function` with `input_signature=[tf.TensorSpec([None, 4], tf.float32, name="features")]`
+# returning `{"probabilities": <softmax of the logits>, "label": <argmax over the classes>}` (as
+# `MLP.serve` does), and write it with `tf.saved_model.save` to `export_dir`. The self-check serves
+# your directory from a fresh process that has neither your code nor the model (as `SERVER` does
+# in part 1) and compares its replies with the model here. (Keras 3's `model.export(path)` writes
+# such a SavedModel for you, with the forward pass as an endpoint named `serve`; the engine's
+# Keras has no `export`, so here you write what it does.)
 
-# %%
-class Affine(tf.Module):
-    def __init__(self):
-        super().__init__()
-        self.a = tf.Variable(2.0)
-        self.b = tf.Variable(1.0)
+# %% nbgrader={"grade": false, "grade_id": "ex60_export", "locked": false, "schema_version": 3, "solution": true, "task": false} syllabus=["5.1"]
+def export_for_serving(model, export_dir):
+    # YOUR CODE HERE
+    raise NotImplementedError()
 
-    @tf.function(input_signature=[tf.TensorSpec([None], tf.float32, name="x")])
-    def predict(self, x):
-        return {"y": self.a * x + self.b}
+# %% [markdown]
+# ### 2. Control flow on a value: define-by-run, then traced (5.2)
+# * `rescale(x)`: if the largest magnitude `m = max|x|` is above 1, return `x / m`; otherwise return
+#   `x` unchanged. Write it **define-by-run**, PyTorch style: a Python `if` on the tensor, as
+#   `adaptive_forward` does in part 2. It runs as it is eagerly.
+# * `rescale_cond(x)`: the same function with `tf.cond`, so that it traces even with
+#   `autograph=False`.
+#
+# The self-check runs both eagerly and traced on a small and a large input, counts the `If` ops in
+# the traces, and takes gradients through the traced version with a `GradientTape`: the tape
+# differentiates the graph's `If` as it does the eager ops.
 
-
-ex_dir = os.path.join(WORK, "affine")
-tf.saved_model.save(Affine(), ex_dir)
-
-# exercise 2: a frozen graph with a Tanh, and the runtime module
-tg = tf.Graph()
-with tg.as_default():
-    features_t = v1.placeholder(tf.float32, [None, 4], name="features")
-    w_t = tf.constant(np.linspace(-1.0, 1.0, 8, dtype=np.float32).reshape(4, 2), name="w")
-    probabilities_t = tf.nn.softmax(tf.tanh(features_t @ w_t), name="probabilities")
-tanh_graph = json.loads(tg.as_graph_def().to_json())
-sys.path.insert(0, WORK)
-import numpy_runtime as runtime                           # noqa: E402 (the module written in part 1)
-runtime.KERNELS["Tanh"] = np.tanh
-
-
-def clip_or_double(x):
-    if tf.reduce_max(x) > 1.0:
-        return tf.clip_by_value(x, -1.0, 1.0)
-    return x * 2.0
+# %% nbgrader={"grade": false, "grade_id": "ex60_control_flow", "locked": false, "schema_version": 3, "solution": true, "task": false} syllabus=["5.2"]
+def rescale(x):
+    # YOUR CODE HERE
+    raise NotImplementedError()
 
 
-def clip_or_double_graph(x):
-    return tf.cond(tf.reduce_max(x) > 1.0, lambda: tf.clip_by_value(x, -1.0, 1.0), lambda: x * 2.0)
+def rescale_cond(x):
+    # YOUR CODE HERE
+    raise NotImplementedError()
 
-# %%
-check_server = subprocess.run(
-    [sys.executable, "-c", "import sys, engine as tf; m = tf.saved_model.load(sys.argv[1]); "
-     "print(m.signatures['serving_default'](x=[0.0, 1.0, 2.0])['y'].numpy().tolist())", ex_dir],
-    capture_output=True, text=True, cwd=WORK)
-assert check_server.returncode == 0, check_server.stderr[-500:]
-assert json.loads(check_server.stdout) == [1.0, 3.0, 5.0], check_server.stdout
-ex_sig = json.load(open(os.path.join(ex_dir, "saved_model.json")))["signatures"]["serving_default"]
-assert [i["name"] for i in ex_sig["inputs"]] == ["x"] and list(ex_sig["outputs"]) == ["y"], ex_sig
+# %% [markdown]
+# ### 3. Memory per device: full replicas vs sharding (5.3)
+# The model of part 3, as code. Each parameter has three training **states**, with the bytes of
+# `BYTES_PER_STATE`: its fp32 weight, its fp32 gradient, and Adam's two fp32 moments (16 bytes in
+# all). What is modelled: only these states, and a sharded state split *exactly* evenly, `P/N`
+# parameters' worth on each of the N devices; a state that is not sharded is replicated in full on
+# every device. Not modelled: activations, the layer weights that FSDP all-gathers for a moment
+# while the layer runs, communication buffers, fragmentation.
+# * `memory_per_device(n_params, n_devices, sharded=())`: bytes per device when the states named in
+#   `sharded` are split over the devices. `()` is MirroredStrategy / DDP, `("optimizer",)` ZeRO-1,
+#   `("optimizer", "gradients")` ZeRO-2, all three ZeRO-3 / FSDP.
+# * `smallest_fit(n_params, capacity_bytes, sharded=(), max_devices=1024)`: the smallest N among
+#   1, 2, 4, ..., `max_devices` at which that fits in `capacity_bytes` per device, or `None` if none does.
 
-x_check = X[:6]
-with v1.Session(graph=tg) as s_check:
-    engine_p = s_check.run(probabilities_t, {features_t: x_check})
-np.testing.assert_allclose(runtime.run(tanh_graph, {"features": x_check.tolist()}, ["probabilities"])["probabilities"],
-                           engine_p, rtol=1e-5)
+# %% nbgrader={"grade": false, "grade_id": "ex60_memory", "locked": false, "schema_version": 3, "solution": true, "task": false} syllabus=["5.3"]
+BYTES_PER_STATE = {"weights": 4, "gradients": 4, "optimizer": 8}    # fp32 weights, gradients, Adam's m and v
 
-graph_fn = tf.function(clip_or_double_graph, autograph=False)
-for probe in (tf.constant([0.2, -0.4]), tf.constant([3.0, -0.5])):
-    np.testing.assert_allclose(graph_fn(probe).numpy(), clip_or_double(probe).numpy())
-assert any(op.type.endswith("If") for op in graph_fn.get_concrete_function(tf.constant([0.0, 0.0])).graph.get_operations())
-print("exercises OK")
+
+def memory_per_device(n_params, n_devices, sharded=()):
+    # YOUR CODE HERE
+    raise NotImplementedError()
+
+
+def smallest_fit(n_params, capacity_bytes, sharded=(), max_devices=1024):
+    # YOUR CODE HERE
+    raise NotImplementedError()
+
+# %% [markdown]
+# ### 4. A layer of portable ops, and its gradient from first principles (5.4, 5.5)
+# * `RMSNorm`, the normalization of T5, Llama and Gemma: `y = x / sqrt(mean(x², last axis) + epsilon) * gain`,
+#   with `gain` a trainable weight of shape `(features,)`, initialized to ones, created in `build`.
+#   `__init__` and `get_config` are given (the `.keras` file stores that config). Write `call` with
+#   tensor ops that have a `keras.ops` twin (`tf.square` → `keras.ops.square`, `tf.reduce_mean` →
+#   `keras.ops.mean`, `tf.math.rsqrt` → `keras.ops.rsqrt`): in Keras 3, changing that prefix is all
+#   it takes for the layer to run on TensorFlow, JAX or PyTorch. No NumPy on values: the layer
+#   must trace.
+# * `numeric_gradient(f, x, eps=1e-5)`: the gradient of a scalar function `f` of a float64 NumPy array
+#   `x` by **central differences**, element by element `(f(x + eps·e_i) - f(x - eps·e_i)) / (2·eps)`;
+#   same shape as `x`, and `x` itself left unchanged. The self-check compares it with the tape on
+#   your `RMSNorm`. Every framework checks its gradients this way (`tf.test.compute_gradient`,
+#   `torch.autograd.gradcheck`, `jax.test_util.check_grads`): the principle outlives the API.
+
+# %% nbgrader={"grade": false, "grade_id": "ex60_layer_and_gradient", "locked": false, "schema_version": 3, "solution": true, "task": false} syllabus=["5.4", "5.5"]
+class RMSNorm(tf.keras.layers.Layer):
+    def __init__(self, epsilon=1e-6, **kwargs):
+        super().__init__(**kwargs)
+        self.epsilon = epsilon
+
+    def build(self, input_shape):
+        # YOUR CODE HERE
+        raise NotImplementedError()
+
+    def call(self, x):
+        # YOUR CODE HERE
+        raise NotImplementedError()
+
+    def get_config(self):
+        return {**super().get_config(), "epsilon": self.epsilon}
+
+
+def numeric_gradient(f, x, eps=1e-5):
+    # YOUR CODE HERE
+    raise NotImplementedError()
+
+# %% nbgrader={"grade": false, "grade_id": "check60", "locked": true, "schema_version": 3, "solution": false, "task": false}
+from autograder.selfcheck import check, run_checks
+
+SERVE_ONE = ("import json, sys, numpy as np, engine as tf; "
+             "serve = tf.saved_model.load(sys.argv[1]).signatures['serving_default']; "
+             "x = np.array(json.loads(sys.stdin.read()), np.float32); "
+             "print(json.dumps({k: v.numpy().tolist() for k, v in serve(features=x).items()}))")
+
+
+def _check_export():
+    path = os.path.join(tempfile.mkdtemp(dir=WORK), "served_keras")
+    export_for_serving(one_device, path)
+    check(os.path.exists(os.path.join(path, "saved_model.json")),
+          f"no SavedModel in {path}: write it there with tf.saved_model.save(module, export_dir)")
+    signatures = json.load(open(os.path.join(path, "saved_model.json"), encoding="utf-8"))["signatures"]
+    check("serving_default" in signatures, f"the SavedModel has no `serving_default` signature (it has "
+          f"{sorted(signatures)}): give `serve` the input_signature, then saving exports it")
+    sig = signatures["serving_default"]
+    inputs = [(i["name"], i["shape"]) for i in sig["inputs"]]
+    check(inputs == [("features", [None, 4])], f"the signature's inputs are {inputs}; expected "
+          "[('features', [None, 4])]: named `features`, any batch size, 4 features")
+    check(sorted(sig["outputs"]) == ["label", "probabilities"],
+          f"the signature's outputs are {sorted(sig['outputs'])}; expected a dict with `probabilities` and `label`")
+    batch = X[100:107]                                   # 7 requests: the batch size was not fixed
+    proc = subprocess.run([sys.executable, "-c", SERVE_ONE, path], input=json.dumps(batch.tolist()),
+                          capture_output=True, text=True, cwd=WORK)
+    check(proc.returncode == 0, "a fresh process could not serve your SavedModel: "
+          + ((proc.stderr.strip().splitlines() or ["(no message)"])[-1]))
+    reply = json.loads(proc.stdout)
+    p_here = tf.nn.softmax(one_device(batch)).numpy()
+    p_served = np.array(reply["probabilities"])
+    check(p_served.shape == (7, 2), f"served probabilities have shape {p_served.shape} for 7 requests; expected (7, 2)")
+    check(np.allclose(p_served.sum(axis=1), 1.0, atol=1e-5), "the served probabilities do not sum to 1 per row: "
+          "the model returns logits, apply tf.nn.softmax")
+    check(np.allclose(p_served, p_here, atol=1e-6), "the served probabilities differ from the trained model's by up "
+          f"to {np.abs(p_served - p_here).max():.2g}: export `model` itself, with its trained weights")
+    check(reply["label"] == np.argmax(p_here, axis=1).tolist(),
+          f"served labels {reply['label']}, expected {np.argmax(p_here, axis=1).tolist()} (argmax over axis 1)")
+
+
+def _reference_rescale(v):
+    m = np.abs(v).max()
+    return v / m if m > 1.0 else v
+
+
+def _check_control_flow():
+    small_x = tf.constant(X[0] * (0.5 / np.abs(X[0]).max()))      # max |x| = 0.5: unchanged
+    large = X[1] * (3.0 / np.abs(X[1]).max())
+    large_x = tf.constant(-large if large[np.abs(large).argmax()] > 0 else large)   # its largest |x| is -3
+    probes = {"small input (max|x| 0.5)": small_x, "large input (max|x| 3, at a negative entry)": large_x}
+    for name, v in probes.items():
+        got = rescale(v).numpy()
+        check(np.allclose(got, _reference_rescale(v.numpy())), f"eager rescale on the {name}: got {np.round(got, 3)}, "
+              f"expected {np.round(_reference_rescale(v.numpy()), 3)}")
+    try:
+        tf.function(rescale, autograph=False)(small_x)
+    except tf.errors.OperatorNotAllowedInGraphError:
+        pass                                                      # right: a Python `if` on a tensor
+    except Exception as e:                                        # noqa: BLE001
+        raise AssertionError(f"rescale cannot be traced ({type(e).__name__}: {str(e)[:80]}): compare tensors "
+                             "(`if m > 1.0:`), do not turn them into Python numbers (float(m), .numpy())") from e
+    else:
+        raise AssertionError("rescale traced without AutoGraph, so it has no Python `if` on the tensor: write it "
+                             "define-by-run, with `if m > 1.0:` (tf.cond belongs in rescale_cond)")
+    traced = tf.function(rescale)
+    for v in probes.values():
+        traced(v)
+    plain = tf.function(rescale_cond, autograph=False)
+    try:
+        plain(small_x)
+    except tf.errors.OperatorNotAllowedInGraphError as e:
+        raise AssertionError("rescale_cond does not trace without AutoGraph: decide with tf.cond(pred, true_fn, "
+                             "false_fn), not a Python `if`") from e
+    for fn, label in [(traced, "tf.function(rescale)"), (plain, "tf.function(rescale_cond, autograph=False)")]:
+        for name, v in probes.items():
+            got = fn(v).numpy()
+            check(np.allclose(got, _reference_rescale(v.numpy())),
+                  f"{label} on the {name}: got {np.round(got, 3)}, expected {np.round(_reference_rescale(v.numpy()), 3)}")
+        check(fn.experimental_get_tracing_count() == 1, f"{label} traced {fn.experimental_get_tracing_count()} times "
+              "for two inputs of one shape: the graph should hold both branches")
+        ifs = [op.type for op in fn.get_concrete_function(small_x).graph.get_operations() if op.type.endswith("If")]
+        check(len(ifs) == 1, f"the graph of {label} has {len(ifs)} If ops; expected one (the decision, made when it runs)")
+    weights_ = tf.constant([1.0, -2.0, 0.5, 3.0])
+    for name, v in probes.items():                                # the tape through the graph's If
+        grads = []
+        for fn in (rescale, traced):
+            with tf.GradientTape() as tape:
+                tape.watch(v)
+                y = tf.reduce_sum(fn(v) * weights_)
+            grads.append(tape.gradient(y, v).numpy())
+        check(np.allclose(grads[0], grads[1], atol=1e-6), f"on the {name}, the gradient through the traced If "
+              f"{np.round(grads[1], 4)} differs from the eager one {np.round(grads[0], 4)}")
+
+
+def memory_gb_at(name, n):
+    """Part 3's formula for one row at any N (the check's own copy)."""
+    return {"MirroredStrategy / DDP (full replica)": BYTES * P, "ZeRO-1 (shard optimizer state)": 8 * P + 8 * P / n,
+            "ZeRO-2 (+ shard gradients)": 4 * P + 12 * P / n, "ZeRO-3 / FSDP (+ shard weights)": BYTES * P / n}[name]
+
+
+def _check_memory():
+    rows = {"MirroredStrategy / DDP (full replica)": (), "ZeRO-1 (shard optimizer state)": ("optimizer",),
+            "ZeRO-2 (+ shard gradients)": ("optimizer", "gradients"),
+            "ZeRO-3 / FSDP (+ shard weights)": ("optimizer", "gradients", "weights")}
+    for name, sharded in rows.items():                            # the formulas of part 3, computed above
+        got = np.array([memory_per_device(P, int(n), sharded) for n in n_devices], float)
+        check(np.allclose(got, memory_gb[name]), f"{name}, sharded={sharded}: got {np.round(got / 1e9, 2).tolist()} GB "
+              f"for N = {n_devices.tolist()}, part 3 says {np.round(memory_gb[name] / 1e9, 2).tolist()}")
+    check(memory_per_device(1000, 4, ("optimizer",)) == 4000 + 4000 + 8000 / 4,
+          f"1000 parameters, 4 devices, optimizer sharded: expected 10000 bytes, got {memory_per_device(1000, 4, ('optimizer',))}")
+    capacity = 80e9
+    for name, sharded in rows.items():
+        expected = next((2 ** k for k in range(11) if memory_gb_at(name, 2 ** k) <= capacity), None)
+        got = smallest_fit(P, capacity, sharded)
+        check(got == expected, f"smallest_fit(7e9, 80 GB, {sharded}) = {got!r}; expected {expected!r} "
+              f"({'no N: a full replica does not shrink' if expected is None else 'the first power of 2 that fits'})")
+    check(smallest_fit(1e9, capacity) == 1, f"1B parameters (16 GB) fit on one 80 GB device: expected 1, "
+          f"got {smallest_fit(1e9, capacity)!r}")
+
+
+def _check_layer():
+    layer = RMSNorm(epsilon=0.1)
+    x = X[:5]
+    y = layer(x)
+    check(len(layer.trainable_weights) == 1 and tuple(layer.trainable_weights[0].shape) == (4,),
+          f"expected one trainable weight of shape (4,), got {[tuple(w.shape) for w in layer.trainable_weights]}")
+    check(np.allclose(layer.get_weights()[0], 1.0), "gain should start at ones")
+    gain = np.random.default_rng(60).uniform(0.5, 2.0, 4).astype(np.float32)
+    layer.set_weights([gain])
+    expected = x / np.sqrt(np.mean(x ** 2, axis=-1, keepdims=True) + 0.1) * gain
+    y = layer(x).numpy()
+    check(np.allclose(y, expected, atol=1e-5), f"RMSNorm(epsilon=0.1) with gain {np.round(gain, 2)}: output differs "
+          f"from x / sqrt(mean(x², last axis) + epsilon) * gain by up to {np.abs(y - expected).max():.3g}")
+    try:
+        traced = tf.function(layer)(x)
+    except Exception as e:                                        # noqa: BLE001
+        raise AssertionError(f"the layer does not trace ({type(e).__name__}): use tensor ops only in call, "
+                             "no NumPy or .numpy() on values") from e
+    check(np.allclose(traced.numpy(), expected, atol=1e-5), "traced, the layer gives other values than eagerly")
+    model = tf.keras.Sequential([tf.keras.Input(shape=(4,)), tf.keras.layers.Dense(3), RMSNorm(0.25)])
+    path = os.path.join(tempfile.mkdtemp(dir=WORK), "rmsnorm.keras")
+    model.save(path)
+    back = tf.keras.models.load_model(path, custom_objects={"RMSNorm": RMSNorm})
+    check(back.layers[-1].epsilon == 0.25, f"reloaded epsilon is {back.layers[-1].epsilon}, expected 0.25")
+    check(np.allclose(back(x).numpy(), model(x).numpy(), atol=1e-6), "the reloaded .keras model gives other outputs")
+
+
+def _check_gradient():
+    x = np.random.default_rng(5).normal(size=(2, 3))
+    kept = x.copy()
+    g = numeric_gradient(lambda v: float(np.sum(np.sin(v) * v)), x)
+    check(np.array_equal(x, kept), "numeric_gradient changed x: perturb a copy")
+    check(np.shape(g) == x.shape, f"gradient shape {np.shape(g)}, expected {x.shape} (the shape of x)")
+    exact = np.cos(x) * x + np.sin(x)
+    err = np.abs(np.asarray(g) - exact).max()
+    check(err < 1e-8, f"for sum(sin(x)·x) the error is {err:.1e}; central differences give < 1e-8 at eps 1e-5 "
+          "(a forward difference f(x+eps)-f(x) over eps is ~1e-5 off)")
+    layer = RMSNorm(epsilon=0.1, dtype="float64")                 # now the tape on your layer
+    xv = X[:3].astype(np.float64)
+    r = np.random.default_rng(6).normal(size=(3, 4))
+    loss_of = lambda v: float(tf.reduce_sum(layer(tf.constant(v)) * r))     # noqa: E731
+    loss_of(xv)                                                   # builds the layer
+    layer.set_weights([np.array([0.5, 1.0, 1.5, 2.0])])
+    xt = tf.constant(xv)
+    with tf.GradientTape() as tape:
+        tape.watch(xt)
+        loss = tf.reduce_sum(layer(xt) * r)
+    by_tape = tape.gradient(loss, xt)
+    check(by_tape is not None, "the tape found no path from x to your layer's output: NumPy in `call` cuts the tape")
+    by_tape = by_tape.numpy()
+    by_hand = numeric_gradient(loss_of, xv)
+    err = np.abs(by_hand - by_tape).max()
+    check(err < 1e-6, f"on RMSNorm, central differences and the tape differ by {err:.1e}")
+
+
+run_checks({"1. export_for_serving (5.1)": _check_export, "2. rescale / rescale_cond (5.2)": _check_control_flow,
+            "3. memory_per_device / smallest_fit (5.3)": _check_memory, "4a. RMSNorm (5.4)": _check_layer,
+            "4b. numeric_gradient vs the tape (5.5)": _check_gradient})
 
 # %% [markdown]
 # ## Interview question
@@ -908,7 +1125,9 @@ answer = [
      "Hugging Face is PyTorch-first; Google's Gemma ships for Keras 3 (any backend), JAX and PyTorch"),
     ("Distributed training", "mechanism + opinion",
      f"MirroredStrategy = full replicas + all-reduce ({record.num_devices}-device ring, part 3)",
-     "FSDP/ZeRO shard weights and optimizer state (7B + Adam: 112 GB per replica vs 14 GB on 8 devices); "
+     f"FSDP/ZeRO shard weights and optimizer state (7B + Adam: "
+     f"{memory_gb['MirroredStrategy / DDP (full replica)'][0] / 1e9:.0f} GB per replica vs "
+     f"{memory_gb['ZeRO-3 / FSDP (+ shard weights)'][list(n_devices).index(8)] / 1e9:.0f} GB on 8 devices); "
      "TF's sharding (DTensor) stayed experimental; TPU work moved to JAX"),
 ]
 rows = ["| row | kind | shown in this lesson | as of 2025 (opinion, will date) |", "|---|---|---|---|"]

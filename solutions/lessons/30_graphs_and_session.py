@@ -479,45 +479,210 @@ with v1.Session(graph=gb) as sb:
 
 # %% [markdown]
 # ## Exercises (self-checked)
-# 1. `ex1`: build a graph with two float32 placeholders `p` and `q` (shape `[]`) and
-#    `r = (p + q) * q`; `ex1` is `sess.run(r)` with `p = 1`, `q = 2`.
-# 2. `ex2`: the number of graph ops `Session.run` executes when fetching `h` from the first graph
-#    `g` with `x` fed (hint: `sess.last_plan.graph_ops`, or count the red nodes of the picture).
-# 3. `ex3`: in graph mode, the derivative of `3 * s**2` at `s = 4` with `tf.gradients` (24).
-# 4. `ex4`: serve the exported `model.json` in a fresh graph with `import_graph_def` and compute the
-#    prediction for `x = 10`; it must match `10 * w + b` of the trained model.
+# Fill in each function in the cells below (replace `raise NotImplementedError()`), then run the
+# self-check cell after them: it says, exercise by exercise, what is right and what is not yet.
+#
+# 1. `plan_sizes(sess, fetch, feed_dict)` (1.1, 1.2): run `fetch` and return three numbers:
+#    how many **graph ops** that run needed (`sess.last_plan.graph_ops`, after pruning), and how many
+#    **kernels** the compiled plan calls (ops of `sess.last_plan.ops` whose type is not `Const`),
+#    first with the optimizer switched off (`disable_meta_optimizer`), then with it on. Leave the
+#    optimizer on when you return (set the option back to `None`, as the measurement above does).
+# 2. `graph_derivative(f, x0)` (3.6, 1.1): in a new `tf.Graph`, feed a float32 scalar placeholder
+#    `s`, build `y = f(s)` and its symbolic gradient with `tf.gradients`, and return the value of
+#    dy/ds at `s = x0` from `Session.run`. No tape.
+# 3. `serve(path, feeds, fetch)` (1.3, 1.4): load the GraphDef file at `path` into a **fresh**
+#    `tf.Graph` with `import_graph_def(..., name="")`, and return `(value, placement)`: the value
+#    of the tensor named `fetch` (e.g. `"y:0"`) with `feeds` fed (a dict from tensor names such as
+#    `"x:0"` to values; `Session.run` accepts tensor names as fetches and feed keys), and
+#    `{op name: device}` for every imported op whose device is set. The self-check serves a graph
+#    whose building code you never see.
+# 4. `failing_node(sess, fetch, feed_dict)` (1.5): run `fetch`; return `None` if the run works,
+#    else the **name of the graph node** the run-time error points at (every run-time error is a
+#    `tf.errors.OpError`; its `.op` is the node that failed, when known). That name is your only way
+#    back to the line that built the node.
 
-# %%
-ge = tf.Graph()
-with ge.as_default():
-    pe = v1.placeholder(tf.float32, [], name="p")
-    qe = v1.placeholder(tf.float32, [], name="q")
-    rr = (pe + qe) * qe
-with v1.Session(graph=ge) as se:
-    ex1 = se.run(rr, {pe: 1.0, qe: 2.0})
+# %% nbgrader={"grade": false, "grade_id": "ex30_plan", "locked": false, "schema_version": 3, "solution": true, "task": false} syllabus=["1.1", "1.2"]
+def plan_sizes(sess, fetch, feed_dict):
+    ### BEGIN SOLUTION
+    def kernels():
+        return sum(op.type != "Const" for op in sess.last_plan.ops)
 
-sess.run(h, {x: batch})
-ex2 = len(sess.last_plan.graph_ops)
+    tf.config.optimizer.set_experimental_options({"disable_meta_optimizer": True})
+    try:
+        sess.run(fetch, feed_dict)
+        needed, kernels_off = len(sess.last_plan.graph_ops), kernels()
+    finally:
+        tf.config.optimizer.set_experimental_options({"disable_meta_optimizer": None})
+    sess.run(fetch, feed_dict)
+    return needed, kernels_off, kernels()
+    ### END SOLUTION
 
-gd = tf.Graph()
-with gd.as_default():
-    sd = tf.constant(4.0)
-    (gradient,) = tf.gradients(3.0 * sd ** 2, [sd])
-with v1.Session(graph=gd) as sdd:
-    ex3 = sdd.run(gradient)
 
-gi = tf.Graph()
-with gi.as_default():
-    xi, yi = v1.import_graph_def(tf.io.read_graph(path), return_elements=["x:0", "y:0"], name="served")
-with v1.Session(graph=gi) as si:
-    ex4 = si.run(yi, {xi: [[10.0]]})
+# %% nbgrader={"grade": false, "grade_id": "ex30_grad", "locked": false, "schema_version": 3, "solution": true, "task": false} syllabus=["3.6", "1.1"]
+def graph_derivative(f, x0):
+    ### BEGIN SOLUTION
+    graph = tf.Graph()
+    with graph.as_default():
+        s = v1.placeholder(tf.float32, [], name="s")
+        (dy_ds,) = tf.gradients(f(s), [s])
+    with v1.Session(graph=graph) as session:
+        return session.run(dy_ds, {s: x0})
+    ### END SOLUTION
 
-# %%
-assert float(ex1) == 6.0, ex1
-assert ex2 == 7, ex2                  # x is fed: 2 handles, 2 reads, MatMul, add, h
-assert abs(float(ex3) - 24.0) < 1e-5, ex3
-assert np.allclose(ex4, 10 * w_trained + b_trained, atol=1e-5), ex4
-print("exercises OK")
+
+# %% nbgrader={"grade": false, "grade_id": "ex30_serve", "locked": false, "schema_version": 3, "solution": true, "task": false} syllabus=["1.3", "1.4"]
+def serve(path, feeds, fetch):
+    ### BEGIN SOLUTION
+    graph = tf.Graph()
+    with graph.as_default():
+        v1.import_graph_def(tf.io.read_graph(path), name="")
+    placement = {op.name: op.device for op in graph.get_operations() if op.device}
+    with v1.Session(graph=graph) as session:
+        return session.run(fetch, feeds), placement
+    ### END SOLUTION
+
+
+# %% nbgrader={"grade": false, "grade_id": "ex30_debug", "locked": false, "schema_version": 3, "solution": true, "task": false} syllabus=["1.5"]
+def failing_node(sess, fetch, feed_dict):
+    ### BEGIN SOLUTION
+    try:
+        sess.run(fetch, feed_dict)
+    except tf.errors.OpError as error:
+        return error.op.name
+    return None
+    ### END SOLUTION
+
+
+# %% nbgrader={"grade": false, "grade_id": "check30", "locked": true, "schema_version": 3, "solution": false, "task": false}
+from autograder.selfcheck import check, run_checks
+
+
+def _needed_ops(fetch, feed_dict):
+    """The graph ops a run of `fetch` needs, walked back through data and control edges, fed tensors cut."""
+    fed = {t.name for t in feed_dict}
+    seen, stack = {}, [fetch.op if isinstance(fetch, tf.Tensor) else fetch]
+    while stack:
+        op = stack.pop()
+        if op.name not in seen:
+            seen[op.name] = op
+            stack += [t.op for t in op.inputs if t.name not in fed] + list(op.control_inputs)
+    return list(seen.values())
+
+
+def _check_plan_sizes():
+    try:
+        for name, s_, fetch, feeds in [("loss", sess, loss, {x: batch}), ("side", sess, side, {x: batch}),
+                                       ("the 120-op chain", sc, yc, {xc: xv})]:
+            got = plan_sizes(s_, fetch, feeds)
+            check(isinstance(got, tuple) and len(got) == 3, f"return (ops needed, kernels off, kernels on), not {got!r}")
+            needed, off, on = got
+            want = _needed_ops(fetch, feeds)
+            total = len(fetch.graph.get_operations())
+            check(not tf.config.optimizer.get_experimental_options().get("disable_meta_optimizer"),
+                  "the optimizer is still off after plan_sizes: set disable_meta_optimizer back to None")
+            check(needed != total, f"{name}: {needed} is every op of the graph; Session.run runs only the "
+                                   f"{len(want)} ops the fetch needs (sess.last_plan.graph_ops)")
+            check(needed == len(want), f"{name}: the run needs {len(want)} graph ops, you said {needed} "
+                                       "(run the fetch, then read sess.last_plan.graph_ops)")
+            kernels = sum(op.type != "Const" for op in want)
+            check(off == kernels, f"{name}: with the optimizer off the plan calls {kernels} kernels (its ops "
+                                  f"that are not Const), you said {off} (run the fetch with the optimizer off, "
+                                  "then read sess.last_plan)")
+            check(on <= off, f"{name}: the optimizer never adds kernel calls, you said {off} off, {on} on")
+        check((off, on) == (off_kernels, on_kernels),
+              f"the chain: measured above {off_kernels} kernels off, {on_kernels} on; you said {off}, {on}")
+        check(on < off, f"the chain: with the optimizer on it should fuse into fewer kernels, you said {on}")
+    finally:
+        tf.config.optimizer.set_experimental_options({"disable_meta_optimizer": None})
+
+
+def _check_graph_derivative():
+    rng_check = np.random.default_rng()
+    cases = [("3 s**2", lambda s: 3.0 * s ** 2, lambda v: 3.0 * v ** 2, lambda v: 6.0 * v),
+             ("sin(s) * s", lambda s: tf.sin(s) * s, lambda v: np.sin(v) * v, lambda v: np.cos(v) * v + np.sin(v)),
+             ("exp(-s*s)", lambda s: tf.exp(-s * s), lambda v: np.exp(-v * v), lambda v: -2 * v * np.exp(-v * v))]
+    for name, f, f_np, df_np in cases:
+        x0 = float(rng_check.uniform(0.5, 2.0))
+        eager_calls, args = [], []
+        got = graph_derivative(lambda s: (eager_calls.append(tf.executing_eagerly()), args.append(s), f(s))[-1], x0)
+        check(eager_calls == [False], "call f once, while building a graph (inside `with graph.as_default():`), "
+                                      f"not eagerly: f ran with executing_eagerly() = {eager_calls}")
+        built_in = getattr(args[0], "graph", None)
+        check(built_in is not None, f"call f on the placeholder s (a graph tensor), not on {args[0]!r}")
+        check(any(op.name.startswith("gradients") for op in built_in.get_operations()),
+              "the graph f was built in has no gradient ops: differentiate it with tf.gradients")
+        check(not isinstance(got, tf.Tensor), f"return the value Session.run gives, not the tensor {got}")
+        check(got is not None and np.shape(got) == (), f"d/ds {name} should be a scalar, got {got!r}")
+        check(not np.isclose(float(got), f_np(x0), rtol=1e-4) or np.isclose(f_np(x0), df_np(x0), rtol=1e-4),
+              f"{got} is {name} itself at s={x0:.3f}, not its derivative")
+        check(np.isclose(float(got), df_np(x0), rtol=1e-4),
+              f"d/ds {name} at s={x0:.3f}: the hand derivative is {df_np(x0):.5f}, you got {float(got):.5f}")
+
+
+def _export_placed_graph():
+    """Builds, writes and forgets a placed graph: only the file leaves this function."""
+    built = tf.Graph()
+    with built.as_default():
+        q = v1.placeholder(tf.float32, [3], name="q")
+        with tf.device("/CPU:0"):
+            a = tf.exp(q, name="a")
+        with tf.device("/CPU:1"):
+            tf.reduce_sum(a * 2.0, name="out")
+    placed = {op.name: op.device for op in built.get_operations() if op.device}
+    return tf.io.write_graph(built, export_dir, "placed.json"), placed
+
+
+def _check_serve():
+    q_value = np.array([0.0, 0.5, -1.0], np.float32)
+    placed_path, placed = _export_placed_graph()
+    for label, file, feeds, fetch, want, want_placement in [
+            ("model.json", path, {"x:0": [[10.0]]}, "y:0", 10 * w_trained + b_trained, {}),
+            ("placed.json", placed_path, {"q:0": q_value}, "out:0", 2 * np.exp(q_value).sum(), placed),
+            ("model.json again", path, {"x:0": [[-2.0], [4.0]]}, "y:0", np.array([[-2.0], [4.0]]) * w_trained + b_trained, {})]:
+        got = serve(file, feeds, fetch)
+        check(isinstance(got, tuple) and len(got) == 2, f"return (value, placement), not {got!r}")
+        value, placement = got
+        check(value is not None, f"{label}: the value is None: fetch the tensor {fetch!r}, not the op")
+        check(np.allclose(value, want, atol=1e-4), f"{label}: {fetch} should be {np.round(want, 4).tolist()}, "
+                                                   f"you got {np.round(value, 4).tolist()}")
+        check(isinstance(placement, dict), f"{label}: placement should be a dict, not {type(placement).__name__}")
+        check(not any(k.startswith("import/") for k in placement),
+              f"{label}: names like {sorted(placement)[:1]} are prefixed: import with name=\"\"")
+        check(placement == want_placement, f"{label}: the file places {want_placement or 'no op'}, you reported "
+                                           f"{placement or 'none'} (only ops whose device is set, from a fresh "
+                                           "graph per call)")
+
+
+def _check_failing_node():
+    u_, v_, total_ = (gb.get_tensor_by_name(n) for n in ("u:0", "v:0", "total:0"))
+    with v1.Session(graph=gb) as debug:
+        check(failing_node(debug, total_, {u_: np.ones((2, 3)), v_: np.ones((3, 2))}) is None,
+              "with shapes (2,3) @ (3,2) the run works: return None")
+        got = failing_node(debug, total_, {u_: np.ones((2, 3)), v_: np.ones((4, 2))})
+        check(got != "total", "'total' is the node you fetched; the error points at the node that failed (error.op)")
+        check(isinstance(got, str), f"return the node's name (error.op.name), not {type(got).__name__}")
+        check(got == "scores", f"(2,3) @ (4,2) fails in the MatMul named 'scores', you said {got!r}")
+        got = failing_node(debug, total_, {u_: np.ones((2, 3))})
+        check(got == "v", f"with v not fed, the error names the placeholder 'v', you said {got!r}")
+    with v1.Session(graph=g) as no_init:
+        reads = sorted(op.name for op in g.get_operations() if op.type == "ReadVariableOp")
+        got = failing_node(no_init, loss, {x: batch})
+        check(got in reads, f"before init, reading a variable fails (a FailedPreconditionError: catch "
+                            f"tf.errors.OpError) in one of {reads}, you said {got!r}")
+    built = tf.Graph()
+    with built.as_default():
+        flat_in = v1.placeholder(tf.float32, None, name="flat_in")
+        flat = tf.reshape(flat_in, [4], name="flatten")
+    with v1.Session(graph=built) as reshaper:
+        check(failing_node(reshaper, flat, {flat_in: np.ones(4)}) is None, "4 values reshape to [4]: return None")
+        got = failing_node(reshaper, flat, {flat_in: np.ones(3)})
+        check(got == "flatten", f"3 values cannot reshape to [4]: the node is 'flatten', you said {got!r}")
+
+
+run_checks({"1. plan_sizes (1.1, 1.2)": _check_plan_sizes,
+            "2. graph_derivative (3.6)": _check_graph_derivative,
+            "3. serve (1.3, 1.4)": _check_serve,
+            "4. failing_node (1.5)": _check_failing_node})
 
 # %% [markdown]
 # ## Interview question

@@ -525,52 +525,253 @@ print(f"chain: {len(chain_fn.get_concrete_function(cx, ca, cb).graph.get_operati
 # inside BLAS, eagerly or not). Whether graph ops run in parallel depends on the executor and on
 # the dependencies between ops. That is a separate effect, with separate measurements (lesson 30).
 # Here the whole gain is dispatch removed, plus optimization.
-#
+
+# %% [markdown]
 # ## Exercises (self-checked)
-# 1. `normalize`: a `tf.function` that scales each row of a float32 `[batch, 8]` tensor to unit
-#    sum, `x / tf.reduce_sum(x, axis=1, keepdims=True)`, and traces **once** for the batches
-#    `ex_batches` below, whatever their sizes.
-# 2. `count_positive`: a `tf.function` that counts the positive entries of a 1-D float tensor
-#    with a `for` loop over the tensor and an `if` on each element (AutoGraph must turn them into
-#    a `While` with an `If` inside). It must return an `int32` tensor.
-# 3. `e3`: the number of traces after calling `count_positive` on `tf.constant([1.0, -2.0])`,
-#    `tf.constant([3.0, 4.0])`, `tf.constant([5.0])` and `np.array([1.0], np.float32)`, in this
-#    order (call it, then read its tracing count).
+# Fill in each function in the cells below (replace `raise NotImplementedError()`), then run the
+# self-check cell after them: it says, exercise by exercise, what is right and what is not yet.
+#
+# 1. **Measure, then predict, the trace cache (2.1, 2.2).**
+#    `tracing_counts(fn, calls)`: call the `tf.function` `fn` once on each argument tuple of the list
+#    `calls` (`fn(*args)`), and return the list of `fn.experimental_get_tracing_count()` read
+#    *after* each call. Then `predicted_counts()`: **without running anything**, return the list
+#    you expect `tracing_counts(tf.function(scale), [args for _, args in ex_calls])` to give for the
+#    calls listed below (write the numbers by hand; the check measures them).
+# 2. **An `if` on a tensor becomes an `If` op (2.1, 2.3).**
+#    `clip_to_unit(x)`: a `tf.function` that returns `x / tf.norm(x)` when `tf.norm(x) > 1`, and `x`
+#    unchanged otherwise, written with a Python `if` (AutoGraph converts it; no `tf.where`).
+#    `count_ops(fn, args, kind)`: trace the `tf.function` `fn` for the tuple `args` **without
+#    running it** (`get_concrete_function`), and return how many ops of that ConcreteFunction's
+#    graph have a type ending in `kind` (`"If"` counts both `If` and `StatelessIf`).
+# 3. **The seed's `train_step` as one graph (2.4).**
+#    `make_train_step(model, loss_fn, optimizer)`: return a `tf.function` `train_step(x, y)` that
+#    computes the loss under a `GradientTape`, applies the gradients with `optimizer.apply_gradients`
+#    and returns the loss (computed *before* the update). The check trains a fresh model for
+#    40 steps with it. It builds the optimizer first (`optimizer.build(...)`, which creates Adam's slot
+#    variables), so no variable is created inside the trace and **one** trace must serve every step.
+# 4. **Stop a retrace storm (2.5).** `fix_storm(fn)`: return a `tf.function` of the lesson's
+#    `step(x, lr)` that traces **once** for the calls `f(batches[i], 0.1 * 0.9 ** i)`: every batch
+#    size of the storm section, and a new Python float `lr` on every call. (Which of the two
+#    fixes above also copes with the changing Python float?)
 
 # %%
-ex_rng = np.random.default_rng(3)
-ex_batches = [tf.constant(ex_rng.random((b, 8), dtype=np.float32) + 0.1) for b in (32, 32, 7, 19)]
+def scale(x, k):
+    return x * k
 
 
-@tf.function(input_signature=[tf.TensorSpec([None, 8], tf.float32)])
-def normalize(x):
-    return x / tf.reduce_sum(x, axis=1, keepdims=True)
+ex_calls = [
+    ("tf.constant([1.0, 2.0]), 2.0", (tf.constant([1.0, 2.0]), 2.0)),
+    ("tf.constant([3.0, 4.0]), 2.0", (tf.constant([3.0, 4.0]), 2.0)),
+    ("tf.constant([1.0, 2.0, 3.0]), 2.0", (tf.constant([1.0, 2.0, 3.0]), 2.0)),
+    ("np.array([5.0, 6.0], np.float32), 2.0", (np.array([5.0, 6.0], np.float32), 2.0)),
+    ("tf.constant([1.0, 2.0]), 3.0", (tf.constant([1.0, 2.0]), 3.0)),
+    ("tf.constant([1, 2]), 2", (tf.constant([1, 2]), 2)),
+    ("tf.constant([7.0, 8.0]), 3.0", (tf.constant([7.0, 8.0]), 3.0)),
+    ("tf.constant([5.0, 6.0]), tf.constant(3.0)", (tf.constant([5.0, 6.0]), tf.constant(3.0))),
+    ("tf.constant([5.0, 6.0]), tf.constant(4.0)", (tf.constant([5.0, 6.0]), tf.constant(4.0))),
+]
+
+# %% nbgrader={"grade": false, "grade_id": "ex40_cache", "locked": false, "schema_version": 3, "solution": true, "task": false} syllabus=["2.1", "2.2"]
+def tracing_counts(fn, calls):
+    ### BEGIN SOLUTION
+    counts = []
+    for args in calls:
+        fn(*args)
+        counts.append(fn.experimental_get_tracing_count())
+    return counts
+    ### END SOLUTION
 
 
+def predicted_counts():
+    ### BEGIN SOLUTION
+    return [1, 1, 2, 2, 3, 4, 4, 5, 5]
+    ### END SOLUTION
+
+
+# %% nbgrader={"grade": false, "grade_id": "ex40_autograph", "locked": false, "schema_version": 3, "solution": true, "task": false} syllabus=["2.1", "2.3"]
 @tf.function
-def count_positive(v):
-    n = tf.constant(0)
-    for e in v:
-        if e > 0:
-            n += 1
-    return n
+def clip_to_unit(x):
+    ### BEGIN SOLUTION
+    if tf.norm(x) > 1.0:
+        x = x / tf.norm(x)
+    return x
+    ### END SOLUTION
 
 
-for batch in ex_batches:
-    normalize(batch)
-for arg in (tf.constant([1.0, -2.0]), tf.constant([3.0, 4.0]), tf.constant([5.0]), np.array([1.0], np.float32)):
-    count_positive(arg)
-e3 = count_positive.experimental_get_tracing_count()
+def count_ops(fn, args, kind):
+    ### BEGIN SOLUTION
+    graph = fn.get_concrete_function(*args).graph
+    return sum(op.type.endswith(kind) for op in graph.get_operations())
+    ### END SOLUTION
 
-# %%
-assert normalize.experimental_get_tracing_count() == 1
-np.testing.assert_allclose(tf.reduce_sum(normalize(ex_batches[2]), axis=1).numpy(), np.ones(7), rtol=1e-5)
-cp = count_positive(tf.constant([1.0, -2.0, 3.0, 0.0, 5.0]))
-assert cp.dtype == tf.int32 and int(cp) == 3, cp
-_ops = [op.type for op in count_positive.get_concrete_function(tf.constant([1.0, 2.0])).graph.get_operations()]
-assert any(t.endswith("While") for t in _ops), _ops
-assert e3 == 2, e3
-print("exercises OK")
+
+# %% nbgrader={"grade": false, "grade_id": "ex40_train_step", "locked": false, "schema_version": 3, "solution": true, "task": false} syllabus=["2.4"]
+def make_train_step(model, loss_fn, optimizer):
+    ### BEGIN SOLUTION
+    @tf.function
+    def train_step(x, y):
+        with tf.GradientTape() as tape:
+            loss = loss_fn(y, model(x))
+        grads = tape.gradient(loss, model.trainable_variables)
+        optimizer.apply_gradients(zip(grads, model.trainable_variables))
+        return loss
+    return train_step
+    ### END SOLUTION
+
+
+# %% nbgrader={"grade": false, "grade_id": "ex40_storm", "locked": false, "schema_version": 3, "solution": true, "task": false} syllabus=["2.5"]
+def fix_storm(fn):
+    ### BEGIN SOLUTION
+    return tf.function(fn, input_signature=[tf.TensorSpec([None, 8], tf.float32), tf.TensorSpec([], tf.float32)])
+    ### END SOLUTION
+
+
+# %% nbgrader={"grade": false, "grade_id": "check40", "locked": true, "schema_version": 3, "solution": false, "task": false}
+from autograder.selfcheck import check, run_checks
+
+
+def _has_tracing(fn, what):
+    check(hasattr(fn, "get_concrete_function") and hasattr(fn, "experimental_get_tracing_count"),
+          f"{what} should be a tf.function (decorate it, or wrap it with tf.function(...)), "
+          f"it is a {type(fn).__name__}")
+
+
+def _check_cache():
+    trace_log = []
+
+    def probe_body(x, k):
+        trace_log.append(k)                 # Python: runs only while tracing
+        return x * k
+
+    probe_calls = [(tf.constant([1.0]), 2.0), (tf.constant([2.0]), 2.0), (tf.constant([1.0, 2.0]), 2.0),
+                   (tf.constant([1.0]), 3.0), (tf.constant([4.0]), 3.0)]
+    expected = []
+    reference = tf.function(probe_body)
+    for args in probe_calls:
+        reference(*args)
+        expected.append(len(trace_log))
+    del trace_log[:]
+    got = tracing_counts(tf.function(probe_body), probe_calls)
+    check(isinstance(got, (list, tuple)) and len(got) == len(probe_calls),
+          f"tracing_counts should return a list with one count per call ({len(probe_calls)}), got {got!r}")
+    got = [int(c) for c in got]
+    check(len(trace_log) == expected[-1],
+          f"the function should have traced {expected[-1]} times over these calls, it traced {len(trace_log)}: "
+          f"call fn(*args) exactly once per call, on a fresh function")
+    check(got == expected, f"on a test function whose trace count after each call was {expected}, tracing_counts gave {got}: "
+                           f"read fn.experimental_get_tracing_count() right after each call")
+    predicted = list(predicted_counts())
+    measured = []
+    fn = tf.function(scale)
+    for _, args in ex_calls:
+        fn(*args)
+        measured.append(fn.experimental_get_tracing_count())
+    check(len(predicted) == len(ex_calls), f"predict one count per call: {len(ex_calls)} numbers, not {len(predicted)}")
+    for i, ((label, _), p, m) in enumerate(zip(ex_calls, predicted, measured)):
+        check(p == m, f"after call {i + 1}, scale({label}), you predicted {p} traces so far; measured: {m}. "
+                      f"Tensors and NumPy arrays are keyed by dtype and shape, Python numbers by value")
+
+
+def _check_autograph():
+    _has_tracing(clip_to_unit, "clip_to_unit")
+    r = np.random.default_rng(4)
+    big = (r.random(5) * 3 + 1).astype(np.float32)        # norm > 1
+    small = (r.random(5) * 0.1).astype(np.float32)        # norm < 1
+    before = clip_to_unit.experimental_get_tracing_count()
+    got_big, got_small = clip_to_unit(tf.constant(big)), clip_to_unit(tf.constant(small))
+    traces = clip_to_unit.experimental_get_tracing_count() - before
+    check(np.allclose(got_big.numpy(), big / np.linalg.norm(big), rtol=1e-5),
+          f"for x with norm {np.linalg.norm(big):.2f} expected x / norm = {big / np.linalg.norm(big)}, got {got_big.numpy()}")
+    check(np.allclose(got_small.numpy(), small, rtol=1e-6),
+          f"for x with norm {np.linalg.norm(small):.3f} (<= 1) expected x unchanged, got {got_small.numpy()}")
+    check(traces <= 1, f"two float32 [5] tensors of different norms traced {traces} graphs: one graph must serve both")
+    n_if = sum(op.type.endswith("If") for op in
+               clip_to_unit.get_concrete_function(tf.constant(big)).graph.get_operations())
+    check(n_if == 1, f"clip_to_unit's graph holds {n_if} If ops, expected 1: write a Python `if` on the tensor "
+                     f"condition tf.norm(x) > 1 and let AutoGraph turn it into tf.cond (tf.where computes the "
+                     f"values without an If op)")
+    v = tf.Variable(0.0)
+
+    @tf.function
+    def probe(x, n):
+        v.assign_add(1.0)                   # would show if count_ops ran the function
+        if x > 0:
+            x = -x
+        if x < -1:
+            x = x / 2
+        while n > 0:
+            n -= 1
+        return x
+
+    args = (tf.constant(2.0), tf.constant(3))
+    graph_ops = [op.type for op in probe.get_concrete_function(*args).graph.get_operations()]
+    for kind in ("If", "While", "AssignAddVariableOp"):
+        want = sum(t.endswith(kind) for t in graph_ops)
+        got = count_ops(probe, args, kind)
+        check(got == want, f"count_ops(probe, args, {kind!r}) gave {got!r}, expected {want} "
+                           f"(the op types of probe's graph: {graph_ops})")
+    check(float(v) == 0.0, f"count_ops ran the function ({float(v):.0f} times): get its ConcreteFunction with "
+                           f"fn.get_concrete_function(*args), which traces without running")
+    check(count_ops(clip_to_unit, (tf.constant(big),), "If") == 1, "count_ops(clip_to_unit, ..., 'If') should be 1")
+
+
+def _check_train_step():
+    tf.random.set_seed(1)
+    fresh = tf.keras.Sequential([tf.keras.Input(shape=(8,)), tf.keras.layers.Dense(16, activation="relu"),
+                                 tf.keras.layers.Dense(2)])
+    fresh_loss = tf.keras.losses.SparseCategoricalCrossentropy(from_logits=True)
+    fresh_opt = tf.keras.optimizers.Adam(learning_rate=0.01)
+    fresh_opt.build(fresh.trainable_variables)            # Adam's slots exist before the trace
+    step_fn = make_train_step(fresh, fresh_loss, fresh_opt)
+    _has_tracing(step_fn, "make_train_step(...)")
+    x0, y0 = tf.constant(x_all[:32]), tf.constant(y_all[:32])
+    eager_loss = float(fresh_loss(y0, fresh(x0)))
+    w0 = [w.numpy().copy() for w in fresh.trainable_variables]
+    got = []
+    for s in range(40):
+        i = (s % 8) * 32
+        got.append(float(step_fn(tf.constant(x_all[i:i + 32]), tf.constant(y_all[i:i + 32]))))
+    check(abs(got[0] - eager_loss) < 1e-4 * max(1.0, eager_loss),
+          f"the first step returned {got[0]:.5f}, but the loss of the untrained model on that batch is "
+          f"{eager_loss:.5f}: return loss_fn(y, model(x)), computed before the update")
+    moved = sum(not np.array_equal(a, w.numpy()) for a, w in zip(w0, fresh.trainable_variables))
+    check(moved == len(w0), f"only {moved} of the {len(w0)} trainable variables changed in 40 steps: "
+                            f"optimizer.apply_gradients(zip(grads, model.trainable_variables)) inside the step")
+    first, last = np.mean(got[:8]), np.mean(got[-8:])
+    check(last < 0.9 * first, f"the loss did not go down: mean {first:.4f} over the first 8 steps, {last:.4f} over "
+                              f"the last 8")
+    n = step_fn.experimental_get_tracing_count()
+    check(n == 1, f"40 steps on float32 [32, 8] batches traced {n} times, expected one graph for all of them")
+    ops = [op.type for op in step_fn.get_concrete_function(x0, y0).graph.get_operations()]
+    check(any(t.endswith("Grad") for t in ops), "the graph holds no gradient op (ReluGrad, BiasAddGrad): "
+                                                "take tape.gradient inside the tf.function")
+    check(any("Assign" in t or t.startswith("ResourceApply") for t in ops),
+          "the graph holds no variable update: apply the gradients inside the tf.function")
+
+
+def _check_storm():
+    calls = [(b, 0.1 * 0.9 ** i) for i, b in enumerate(batches)]
+    storm_fn = tf.function(step)
+    for x, lr in calls[:10]:
+        storm_fn(x, lr)
+    storm = storm_fn.experimental_get_tracing_count()
+    fixed_fn = fix_storm(step)
+    _has_tracing(fixed_fn, "fix_storm(step)")
+    for x, lr in calls:
+        got, want = fixed_fn(x, lr), step(x, lr)
+        check(np.allclose(np.asarray(got), want.numpy(), rtol=1e-5),
+              f"on a batch of {x.shape[0]} with lr={lr:.4f} expected {float(want):.6f}, got {got}")
+    n = fixed_fn.experimental_get_tracing_count()
+    check(n == 1, f"{len(calls)} calls ({len(set(batch_sizes))} batch sizes, a new Python lr each time) traced {n} "
+                  f"times, expected 1 (a plain tf.function traced {storm} times on the first 10). A Python "
+                  f"float is keyed by value: declare every argument in an input_signature, batch size as None")
+
+
+run_checks({"1. tracing_counts, predicted_counts (2.1, 2.2)": _check_cache,
+            "2. clip_to_unit, count_ops (2.1, 2.3)": _check_autograph,
+            "3. make_train_step (2.4)": _check_train_step,
+            "4. fix_storm (2.5)": _check_storm})
+
 
 # %% [markdown]
 # ## Interview question
