@@ -98,7 +98,8 @@ with tf.GradientTape(persistent=True) as tape:
     y = c * c
     z = y * y
 print(tape.gradient(y, c), tape.gradient(z, c))
-del tape; gc.collect()
+del tape                                          # a persistent tape keeps its records until it is deleted
+gc.collect();
 
 # %% [markdown]
 # ## Nested tapes: second derivatives
