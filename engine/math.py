@@ -12,9 +12,10 @@ from .ops.math_ops import (  # noqa: F401
     logical_xor, maximum, minimum, mod, multiply, negative, not_equal, pow, reciprocal, round, rsqrt, scalar_mul,
     sigmoid, sign, sin, sqrt, square, squared_difference, subtract, tanh, truediv,
 )
+from .ops.math_ops import log_sigmoid, reciprocal_no_nan, rint  # noqa: F401  (only in tf.math, as in TF)
 from .ops.reduction_ops import (  # noqa: F401
-    argmax, argmin, count_nonzero, cumprod, cumsum, reduce_all, reduce_any, reduce_logsumexp, reduce_max,
-    reduce_mean, reduce_min, reduce_prod, reduce_std, reduce_sum, reduce_variance,
+    argmax, argmin, count_nonzero, cumprod, cumsum, reduce_all, reduce_any, reduce_euclidean_norm, reduce_logsumexp,
+    reduce_max, reduce_mean, reduce_min, reduce_prod, reduce_std, reduce_sum, reduce_variance,
 )
 from .ops.nn_ops import log_softmax, softmax, softplus, softsign  # noqa: F401,E402
 from .ops.clip_ops import l2_normalize  # noqa: F401,E402

@@ -34,7 +34,8 @@ OLD_FUSIBLE = set(OLD_UFUNC) | set(OLD_TWO_UFUNCS) | OLD_KERNEL_CALL | {"Relu"}
 # Elementwise rows the old FUSIBLE_ELEMENTWISE list did not name: fused now, each as a call of its kernel.
 NEWLY_FUSIBLE = {"Acos", "Acosh", "Asin", "Asinh", "Atan", "Atan2", "Atanh", "BesselI0e", "BesselI1e", "Cosh",
                  "Digamma", "Erfinv", "Expm1", "LeftShift", "Lgamma", "Ndtri", "Polygamma", "RightShift", "Sinh",
-                 "Tan", "TruncateDiv", "TruncateMod", "Xdivy", "Xlog1py", "Xlogy", "Zeta"}
+                 "Tan", "TruncateDiv", "TruncateMod", "Xdivy", "Xlog1py", "Xlogy", "Zeta",
+                 "Rint", "Selu", "Softsign"}   # rows added after the table (TF's ops for tf.math.rint, tf.nn.selu/softsign)
 OLD_COMMUTATIVE = {"AddV2", "Mul", "Maximum", "Minimum", "Equal", "NotEqual", "LogicalAnd", "LogicalOr",
                    "BitwiseAnd", "BitwiseOr", "BitwiseXor", "SquaredDifference"}           # cse.COMMUTATIVE
 OLD_FORWARDING = {"Identity", "StopGradient", "Snapshot", "PreventGradient"}            # pruning.FORWARDING

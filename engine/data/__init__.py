@@ -29,7 +29,7 @@ Importing them here is what fills that table.
 from .dataset_ops import AUTOTUNE, INFINITE_CARDINALITY, UNKNOWN_CARDINALITY, Dataset  # noqa: F401
 from . import sources, transforms, padding, nested, prefetch, extras  # noqa: F401  (register Dataset's nodes)
 from . import experimental  # noqa: F401
-from .iterator_ops import NumpyIterator, Optional, OwnedIterator  # noqa: F401
+from .iterator_ops import IteratorSpec, NumpyIterator, Optional, OwnedIterator  # noqa: F401
 from .extras import DatasetSpec  # noqa: F401
 from .options import Options  # noqa: F401
 from . import graph_ops as _graph_ops  # noqa: F401  (registers ReduceDataset, AnonymousIteratorV3, IteratorGetNext)
@@ -37,4 +37,4 @@ from . import graph_ops as _graph_ops  # noqa: F401  (registers ReduceDataset, A
 Iterator = OwnedIterator
 
 __all__ = ["Dataset", "AUTOTUNE", "INFINITE_CARDINALITY", "UNKNOWN_CARDINALITY", "experimental", "Iterator", "Options",
-           "DatasetSpec"]
+           "DatasetSpec", "IteratorSpec"]

@@ -69,7 +69,8 @@ from ..util import nest
 from . import structure
 from .functions import host_scope
 
-__all__ = ["reduce_dataset", "dataset_for_stmt", "GraphIterator", "LoopBodyGraph", "run_loop", "MAX_UNROLL"]
+__all__ = ["reduce_dataset", "dataset_for_stmt", "GraphIterator", "bound_graph_iterator", "LoopBodyGraph",
+           "run_loop", "MAX_UNROLL"]
 
 MAX_UNROLL = 1000
 
@@ -393,11 +394,16 @@ _GET_NEXT = register_op("IteratorGetNext", kernel=_get_next_kernel, infer=_reduc
 
 
 class GraphIterator:
-    """``iter(dataset)`` while tracing: ``next()`` adds a node that reads an element at run time."""
+    """``iter(dataset)`` while tracing: ``next()`` adds a node that reads an element at run time.
+
+    Also what a ``tf.function`` receives for an iterator *argument* (:func:`bound_graph_iterator`):
+    then the handle is the function's ``resource`` input, fed with the caller's iterator on every call.
+    """
 
     def __init__(self, dataset):
         self._dataset = dataset
         self._element_spec = dataset.element_spec
+        self._flat_specs = dataset._flat_specs()
         self._handle = execute(_ANONYMOUS_ITERATOR, (), {"dataset": dataset}, name="AnonymousIteratorV3")
         self._cardinality = dataset._cardinality()
         self._produced = 0
@@ -422,7 +428,7 @@ class GraphIterator:
 
     def get_next(self):
         """An ``IteratorGetNext`` node: the next element when the function runs."""
-        specs = self._dataset._flat_specs()
+        specs = self._flat_specs
         result = execute(_GET_NEXT, (self._handle,), {"output_types": [s.dtype for s in specs],
                                                       "output_shapes": [s.shape for s in specs]},
                          name="IteratorGetNext")
@@ -432,3 +438,18 @@ class GraphIterator:
 
     def __repr__(self):
         return f"<GraphIterator element_spec={self._element_spec!r}>"
+
+
+def bound_graph_iterator(element_spec, handle):
+    """The iterator a traced ``tf.function`` sees for an iterator argument: ``next(it)`` adds an
+    ``IteratorGetNext`` node on ``handle`` (the graph's ``resource`` input for the argument), so each call
+    pulls the next element of the iterator the call passes. How many elements are left is unknown here,
+    so a Python ``for`` over it unrolls at most :data:`MAX_UNROLL` nodes (then ``ValueError``)."""
+    it = GraphIterator.__new__(GraphIterator)
+    it._dataset = None
+    it._element_spec = element_spec
+    it._flat_specs = structure.flat_specs(element_spec)
+    it._handle = handle
+    it._cardinality = -2      # UNKNOWN_CARDINALITY
+    it._produced = 0
+    return it

@@ -7,12 +7,50 @@ sees: eager tensors on the host CPU packed as ``element_spec``
 ``for x, y in dataset:`` is exactly ``it = iter(dataset)`` then ``next(it)``
 until ``StopIteration``; Keras' ``fit`` consumes datasets the same way.
 """
+from ..framework import dtypes
 from ..framework.errors import InvalidArgumentError, OutOfRangeError
 from ..framework.tensor import constant
 from ..util import nest
-from . import structure
+from . import graph_ops, structure
 
-__all__ = ["OwnedIterator", "NumpyIterator", "Optional"]
+__all__ = ["OwnedIterator", "NumpyIterator", "Optional", "IteratorSpec"]
+
+
+class IteratorSpec:
+    """``tf.data.IteratorSpec``: the type of an iterator, its ``element_spec``; how ``tf.function`` keys it.
+
+    An :class:`OwnedIterator` passed to a ``tf.function`` is not a Python value baked into the trace but,
+    as in TF, a *resource* argument: the graph gets one ``resource`` placeholder for it, and ``next(it)``
+    inside the function is an ``IteratorGetNext`` node reading that input, so every call advances the
+    iterator it is given (``graph_ops.bound_graph_iterator``). Iterators with equal specs share a trace.
+    The tracing protocol (``engine/tracing/function.py``): the argument's ``_function_input_spec()`` is
+    this spec (its trace key and signature entry), ``_placeholder_value(handle)`` is what the traced
+    Python function receives, and the argument's ``_resource_handle()`` is what a call feeds.
+    """
+
+    dtype = dtypes.resource
+
+    def __init__(self, element_spec):
+        self._element_spec = element_spec
+        flat = structure.flat_specs(element_spec)
+        self._key = (nest.pack_sequence_as(element_spec, [0] * len(flat)) if nest.is_nested(element_spec) else 0,
+                     tuple((s.dtype, s.shape) for s in flat))
+
+    @property
+    def element_spec(self):
+        return self._element_spec
+
+    def _placeholder_value(self, handle):
+        return graph_ops.bound_graph_iterator(self._element_spec, handle)
+
+    def __eq__(self, other):
+        return isinstance(other, IteratorSpec) and repr(self._key) == repr(other._key)
+
+    def __hash__(self):
+        return hash(repr(self._key))
+
+    def __repr__(self):
+        return f"IteratorSpec{(self._element_spec,)!r}"
 
 
 class Optional:
@@ -90,6 +128,19 @@ class OwnedIterator:
         """Release the pipeline now (stops prefetch threads); done anyway when the iterator is collected."""
         _close(self._iterator)
         self._iterator = iter(())
+
+    # --- as a tf.function argument: a resource input (see IteratorSpec) ----------------------------
+    def _function_input_spec(self):
+        return IteratorSpec(self._element_spec)
+
+    def _resource_handle(self):
+        """What a traced function's ``resource`` input is fed: this iterator (``IteratorGetNext`` pulls
+        ``handle.iterator``, the same pass ``next(it)`` continues eagerly)."""
+        return self
+
+    @property
+    def iterator(self):
+        return self._iterator
 
     def __repr__(self):
         return f"<OwnedIterator element_spec={self._element_spec!r}>"

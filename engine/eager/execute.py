@@ -26,6 +26,7 @@ from ..framework.context import ctx
 from ..framework.device import default_device
 from ..framework.errors import InvalidArgumentError, OpError
 from ..framework.floating_point import FP_IGNORE, FP_STATE
+from ..framework.func_graph import out_of_scope_error
 from ..framework.registry import InferenceContext, format_shapes
 from ..framework.graph import SymbolicTensor
 from ..framework.tensor import EagerTensor
@@ -91,6 +92,8 @@ def execute(op, inputs, attrs=_NO_ATTRS, name=None):
     if op.num_outputs == 1:
         outs = (EagerTensor(result, device),)
     else:   # several outputs, or none (an assignment: nothing to wrap)
+        if result is not None and not isinstance(result, (list, tuple)) and callable(op.num_outputs):
+            result = (result,)   # a list op (Unpack, Split ...) with one output returns it bare, as graphs expect
         outs = [EagerTensor(r, device) for r in result] if result else []
     for tape in c.tapes:   # 4. offer the op to every recording tape
         tape.record_operation(op, inputs, attrs, outs)
@@ -164,6 +167,9 @@ def _is_symbolic(t):
 
 
 def _symbolic_input_error(op, inputs):
+    for t in inputs:   # a tensor leaked out of a finished tf.function trace: TF's "out of scope" TypeError
+        if _is_symbolic(t) and getattr(getattr(t, "graph", None), "building_function", False):
+            return out_of_scope_error(t)
     names = ", ".join(repr(getattr(t, "name", t)) for t in inputs if _is_symbolic(t))
     return TypeError(f"{op.name} was called eagerly on symbolic tensor(s) {names}: they belong to a tf.Graph "
                      f"and have no value here. Build the op inside that graph (`with graph.as_default():`) and "

@@ -21,12 +21,30 @@ from ..util import nest
 from . import dtypes
 from .context import _eager_enabled, ctx
 from .errors import InaccessibleTensorError
-from .graph import Graph, _default_graph_stack
+from .graph import Graph, SymbolicTensor, _default_graph_stack
 from .registry import get_op
 from .tensor import convert_to_tensor
 from .tensor_shape import TensorShape
 
-__all__ = ["FuncGraph", "init_scope", "inside_function"]
+__all__ = ["FuncGraph", "init_scope", "inside_function", "out_of_scope_error"]
+
+
+def out_of_scope_error(tensor):
+    """TF's ``TypeError`` for a tensor leaked out of a traced function (kept in a global or an attribute)
+    and used afterwards: eagerly, or inside another function, whose call would feed it (TF raises it
+    from the eager executor, ``quick_execute``; the engine when the op is built)."""
+    return TypeError(
+        f"{tensor!r} is out of scope and cannot be used here. Use return values, explicit Python locals or "
+        f"TensorFlow collections to access it.\nPlease see https://www.tensorflow.org/guide/function"
+        f"#all_outputs_of_a_tffunction_must_be_return_values for more information.\n\nThe tensor {tensor!r} "
+        f"cannot be accessed from here, because it was defined in {tensor.graph!r}, which is out of scope.")
+
+
+def _is_dead_function_tensor(value):
+    """A tensor of a FuncGraph that is no longer being built (its trace is over)."""
+    graph = getattr(value, "graph", None)
+    return getattr(graph, "building_function", False) and graph is not ctx.graph and \
+        graph not in _default_graph_stack()
 
 
 def inside_function():
@@ -83,6 +101,14 @@ class FuncGraph(Graph):
         self.structured_outputs = nest.pack_sequence_as(result, converted) if nest.is_nested(result) else \
             converted[0]
         return self.structured_outputs
+
+    def _capture(self, value):
+        if isinstance(value, SymbolicTensor) and value.graph is not self and _is_dead_function_tensor(value):
+            raise out_of_scope_error(value)
+        return super()._capture(value)
+
+    def __repr__(self):
+        return f"FuncGraph(name={self.name}, id={id(self)})"
 
     def _building(self):
         """Add nodes to this graph: as it is if it is being built now, else inside ``as_default()``."""

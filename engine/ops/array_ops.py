@@ -75,6 +75,24 @@ def _iae(message):
     return InvalidArgumentError(None, None, message)
 
 
+def kernel_outputs(values):
+    """What the kernel of a list op (its output count an attr: ``Unpack``, ``Split`` ...) returns for ``values``:
+    the list, or its one value bare, which is how every executor takes a single output."""
+    return values[0] if len(values) == 1 else values
+
+
+def output_list(result):
+    """The outputs of an op with a *list* of outputs (``Unpack``, ``Split``, ``DynamicPartition`` ...) as a list.
+
+    Eager ``execute`` already returns a list for such ops; a graph returns a lone tensor when the list
+    has one entry and the ``Operation`` when it has none, so ``tf.unstack(p)`` of a ``[1, 3]``
+    placeholder would be a tensor (and ``[0]`` a slice of it). TF returns a list either way.
+    """
+    if isinstance(result, list):
+        return result
+    return [result] if isinstance(result, Tensor) else []
+
+
 def _const_ints(ic, i):
     """The value of input ``i`` as a list of ints when known at build time, else None."""
     value = ic.constant_value(i)
@@ -616,7 +634,7 @@ def _unpack_kernel(xp):
         if value.shape[axis] != num:
             raise _iae(f"Input shape axis {axis} must equal {num}, got shape {_fmt(value.shape)}")
         moved = xp.moveaxis(value, axis, 0) if axis else value
-        return [moved[i] for i in builtins.range(num)]
+        return kernel_outputs([moved[i] for i in builtins.range(num)])
     return k
 
 
@@ -647,7 +665,7 @@ def unstack(value, num=None, axis=0, name="unstack"):
     if r is None:
         if num is None:
             raise ValueError("Cannot infer argument `num` from shape <unknown>")
-        return execute(_UNPACK, (x,), {"num": int(num), "axis": int(axis)}, name=name)  # a graph input: rank unknown
+        return output_list(execute(_UNPACK, (x,), {"num": int(num), "axis": int(axis)}, name=name))  # rank unknown
     if not -r <= axis < r:
         raise ValueError(f"Argument `axis` = {axis} not in range [{-r}, {r})")
     axis %= r
@@ -655,7 +673,7 @@ def unstack(value, num=None, axis=0, name="unstack"):
         num = x.shape[axis]
         if num is None:
             raise ValueError(f"Cannot infer argument `num` from shape {x.shape}")
-    return execute(_UNPACK, (x,), {"num": int(num), "axis": int(axis)}, name=name)
+    return output_list(execute(_UNPACK, (x,), {"num": int(num), "axis": int(axis)}, name=name))
 
 
 # --------------------------------------------------------------------------------------
@@ -775,8 +793,14 @@ def _split_kernel(xp):
         if n % num_split:
             raise _iae(f"Number of ways to split should evenly divide the split dimension, but got split_dim {d} "
                        f"(size = {n}) and num_split {num_split}")
-        return xp.split(value, num_split, axis=d)
+        return kernel_outputs(xp.split(value, num_split, axis=d))
     return k
+
+
+def _split_dim_error(op_name, value, r, shapes):
+    """TF's ``MakeDimForScalarInputWithNegativeIndexing`` error for a split axis out of range."""
+    return ValueError(f"Dimension size, given by scalar input {value} must be in range [-{r}, {r}) for "
+                      f"'{{{{node {op_name}}}}}' with input shapes: {shapes}.")
 
 
 def _split_infer(ic):
@@ -790,14 +814,14 @@ def _split_infer(ic):
         return [(dtype, TensorShape([None] * x.rank))] * num
     r = x.rank
     if not -r <= axis[0] < r:
-        raise ValueError(f"Dimension size must be in range [{-r}, {r}), but got {axis[0]} for '{{{{node Split}}}}' "
-                         f"with input shapes: [], {_fmt(x)}.")
+        raise _split_dim_error("Split", axis[0], r, f"[], {_fmt(x)}")
     d = axis[0] % r
     dims = x.as_list()
     if dims[d] is not None:
         if dims[d] % num:
-            raise ValueError(f"Dimension size must be evenly divisible by {num} but is {dims[d]} for "
-                             f"'{{{{node Split}}}}' with input shapes: [], {_fmt(x)}.")
+            raise ValueError(f"Dimension size must be evenly divisible by {num} but is {dims[d]}\n\tNumber of ways "
+                             f"to split should evenly divide the split dimension for '{{{{node Split}}}}' with "
+                             f"input shapes: [], {_fmt(x)}.")
         dims[d] //= num
     return [(dtype, TensorShape(dims))] * num
 
@@ -841,7 +865,7 @@ def _splitv_kernel(xp):
         for s in sizes:
             out.append(value[lead + (builtins.slice(start, start + s),)])
             start += s
-        return out
+        return kernel_outputs(out)
     return k
 
 
@@ -855,20 +879,33 @@ def _splitv_infer(ic):
     if axis is None:
         return [(dtype, TensorShape([None] * x.rank))] * num
     r = x.rank
+    shapes = f"{_fmt(x)}, {_fmt(ic.shape(1))}, []"
+    if r == 0:
+        raise ValueError(f"Can't split scalars for '{{{{node SplitV}}}}' with input shapes: {shapes}.")
     if not -r <= axis[0] < r:
-        raise ValueError(f"Dimension size must be in range [{-r}, {r}), but got {axis[0]} for "
-                         f"'{{{{node SplitV}}}}' with input shapes: {_fmt(x)}.")
+        raise _split_dim_error("SplitV", axis[0], r, shapes)
     d = axis[0] % r
     sizes = _const_ints(ic, 1)
     dims = x.as_list()
     if sizes is None:
         return [(dtype, TensorShape(dims[:d] + [None] + dims[d + 1:]))] * num
-    try:
-        sizes = _resolve_split_sizes(sizes, dims[d])
-    except _ReshapeError as e:
-        raise ValueError(f"{e} for '{{{{node SplitV}}}}' with input shapes: {_fmt(x)}, [{len(sizes)}], [].") \
-            from None
-    return [(dtype, TensorShape(dims[:d] + [s] + dims[d + 1:])) for s in sizes]
+    # TF's SplitV shape function, step by step (its messages differ from the kernel's)
+    n = dims[d]
+    if sizes.count(-1) > 1:
+        raise ValueError(f"size_splits can only have one -1 for '{{{{node SplitV}}}}' with input shapes: {shapes}.")
+    total = sum(v for v in sizes if v != -1)
+    out = []
+    for i, v in enumerate(sizes):
+        if v == -1 and n is not None:
+            v = n - total
+        if v < -1 or (v == -1 and n is not None):
+            raise ValueError(f"Split size at index {i} must be >= 0. Got: {v} for '{{{{node SplitV}}}}' with input "
+                             f"shapes: {shapes}.")
+        out.append(None if v == -1 else v)
+    if n is not None and (total > n if -1 in sizes else total != n):
+        raise ValueError(f"can't split axis of size {n} into pieces of size [{','.join(map(str, sizes))}] for "
+                         f"'{{{{node SplitV}}}}' with input shapes: {shapes}.")
+    return [(dtype, TensorShape(dims[:d] + [v] + dims[d + 1:])) for v in out]
 
 
 _SPLITV = register_op("SplitV", kernel=_splitv_kernel, infer=_splitv_infer,
@@ -887,9 +924,11 @@ def split(value, num_or_size_splits, axis=0, num=None, name="split"):
     if isinstance(num_or_size_splits, (numbers.Integral, Dimension)) and not isinstance(num_or_size_splits, bool):
         n = int(num_or_size_splits.value if isinstance(num_or_size_splits, Dimension) else num_or_size_splits)
         if n < 1:
+            if ctx.graph is not None:
+                raise ValueError(f"Attr 'num_split' of 'Split' Op passed {n} less than minimum 1.")
             raise InvalidArgumentError(None, None, f"Value for attr 'num_split' of {n} must be at least minimum 1 "
                                                    f"[Op:Split] name: {name}")
-        return execute(_SPLIT, (axis_t, x), {"num_split": n}, name=name)
+        return output_list(execute(_SPLIT, (axis_t, x), {"num_split": n}, name=name))
     sizes = int_tensor(num_or_size_splits)
     if sizes.shape.rank == 0:
         raise ValueError("Rank-0 tensors are not supported as the num_or_size_splits argument to split. Argument "
@@ -898,7 +937,7 @@ def split(value, num_or_size_splits, axis=0, num=None, name="split"):
         num = sizes.shape[0] if sizes.shape.rank is not None else None
         if num is None:
             raise ValueError(f"Cannot infer argument `num` from shape {num_or_size_splits}")
-    return execute(_SPLITV, (x, sizes, axis_t), {"num_split": int(num)}, name=name)
+    return output_list(execute(_SPLITV, (x, sizes, axis_t), {"num_split": int(num)}, name=name))
 
 
 # --------------------------------------------------------------------------------------
@@ -2102,7 +2141,7 @@ def ensure_shape(x, shape, name=None):
 
 
 # --- IdentityN, ShapeN ------------------------------------------------------------
-_IDENTITY_N = register_op("IdentityN", kernel=lambda xp: (lambda *xs, T=None: list(xs)),  # noqa: N803
+_IDENTITY_N = register_op("IdentityN", kernel=lambda xp: (lambda *xs, T=None: kernel_outputs(list(xs))),  # noqa: N803
                           infer=lambda ic: [(ic.dtype(i), ic.shape(i)) for i in builtins.range(len(ic.inputs))],
                           grad=lambda op, *grads: list(grads), num_outputs=lambda attrs: len(attrs["T"]),
                           saves_inputs=False, saves_outputs=False,
@@ -2112,12 +2151,12 @@ _IDENTITY_N = register_op("IdentityN", kernel=lambda xp: (lambda *xs, T=None: li
 def identity_n(input, name=None):  # noqa: A002
     """Return a list of tensors with the same values as the list ``input`` (one ``IdentityN`` node)."""
     tensors = [to_tensor(t) for t in input]
-    return execute(_IDENTITY_N, tuple(tensors), {"T": tuple(t.dtype for t in tensors)}, name=name)
+    return output_list(execute(_IDENTITY_N, tuple(tensors), {"T": tuple(t.dtype for t in tensors)}, name=name))
 
 
 def _shape_n_kernel(xp):
-    return lambda *xs, out_type=dtypes.int32, N=None, T=None: [  # noqa: N803
-        xp.asarray(x.shape, dtype=out_type._np) for x in xs]
+    return lambda *xs, out_type=dtypes.int32, N=None, T=None: kernel_outputs([  # noqa: N803
+        xp.asarray(x.shape, dtype=out_type._np) for x in xs])
 
 
 _SHAPE_N = register_op("ShapeN", kernel=_shape_n_kernel,
@@ -2138,7 +2177,7 @@ def shape_n(input, out_type=dtypes.int32, name=None):  # noqa: A002
         if ctx.graph is not None:
             raise TypeError(message)
         raise _iae(message + " [Op:ShapeN]")
-    return execute(_SHAPE_N, tuple(tensors), {"out_type": out_type, "N": len(tensors)}, name=name)
+    return output_list(execute(_SHAPE_N, tuple(tensors), {"out_type": out_type, "N": len(tensors)}, name=name))
 
 
 # --- HistogramFixedWidth ------------------------------------------------------------
@@ -2247,7 +2286,9 @@ def repeat(input, repeats, axis=None, name=None):  # noqa: A002
         mask = sequence_mask(r, math_ops.maximum(reduction_ops.reduce_max(r), math_ops.cast(0, r.dtype)))
         picks = reshape(slice(where(mask), [0, 0], [-1, 1]), [-1])
         out = gather(x, picks, axis=axis)
-        n = int(np.maximum(known, 0).sum()) if known is not None else (0 if dims[axis] == 0 else None)
+        # TF: along axis 0 the result is boolean_mask's (rows unknown); along a later axis a Reshape to the sum
+        # of the repeats, which TF's shape inference folds when they are constant
+        n = int(np.maximum(known, 0).sum()) if known is not None and axis > 0 else (0 if dims[axis] == 0 else None)
     out.set_shape(TensorShape(dims[:axis] + [n] + dims[axis + 1:]))
     return out
 

@@ -262,6 +262,11 @@ def _floordiv_kernel(xp):
 def _floormod_kernel(xp):
     def k(x, y):
         _check_int_divisor(xp, x, y)
+        if x.dtype.kind == "f":
+            # TF's rule: C's fmod (sign of x), moved into y's sign when they differ. The same values as
+            # NumPy's remainder, but a zero result keeps x's sign: floormod(2., -1.) is 0., not -0.
+            r = xp.fmod(x, y)
+            return xp.where((r != 0) & ((y < 0) != (r < 0)), r + y, r)[()]
         return xp.remainder(x, y)
     return k
 
@@ -300,12 +305,14 @@ _FLOAT_NP = _np_dtypes(FLOAT)
 _POW_TYPES = FLOAT | _SIGNED_INT
 _SQDIFF_TYPES = FLOAT | frozenset([dtypes.int32, dtypes.int64])
 
-_ADD = _binary("AddV2", lambda xp: xp.add, _add_grad, NUMERIC, saves_inputs=False, ufunc="add", commutative=True,
-               linear="linear")
+# Strings too: ``+``/``tf.add`` on string tensors concatenate (np.add joins bytes). Deliberate difference: TF
+# sends strings to its older op ``Add`` (its ``AddV2`` refuses them), so a string graph shows ``AddV2`` here.
+_ADD = _binary("AddV2", lambda xp: xp.add, _add_grad, NUMERIC | _STRING, saves_inputs=False, ufunc="add",
+               commutative=True, linear="linear")
 
 
 def add(x, y, name=None):
-    """``x + y`` with broadcasting (op ``AddV2``)."""
+    """``x + y`` with broadcasting (op ``AddV2``; strings concatenate, see the row above)."""
     return binary_op("AddV2", x, y, name, convert=_add_inputs)
 
 
@@ -673,6 +680,27 @@ def round(x, name=None):
     return unary_op("Round", x, name)
 
 
+_RINT_KERNELS = frozenset([dtypes.float32, dtypes.float64])   # TF's CPU kernels (its op definition adds half)
+_RINT = _unary("Rint", lambda xp: xp.rint, lambda op, g: None, _RINT_KERNELS, saves_inputs=False, quiet_fp=False,
+               doc="Round half to even; floats only.")
+
+
+def rint(x, name=None):
+    """``tf.math.rint``: the nearest integer, halves to even (``rint(2.5) == 2``, ``rint(-0.5) == -0.``).
+
+    Op ``Rint``; no gradient (``None``, as TF's registered rule). TF's op definition allows
+    float16 but its CPU has no kernel for it: ``NotFoundError``; integers and bool:
+    ``InvalidArgumentError``, as in TF.
+    """
+    if type(x) is not EagerTensor:
+        x = to_tensor(x)
+    if x.dtype is dtypes.float16:
+        raise NotFoundError(
+            None, None, "Could not find device for node: {{node Rint}} = Rint[T=DT_HALF]\nAll kernels registered "
+                        "for op Rint:\n  device='CPU'; T in [DT_DOUBLE]\n  device='CPU'; T in [DT_FLOAT]\n [Op:Rint]")
+    return unary_op("Rint", x, name)
+
+
 _FLOOR = _unary("Floor", lambda xp: xp.floor, lambda op, g: None, FLOAT, saves_inputs=False, quiet_fp=False,
                 ufunc="floor")
 
@@ -763,6 +791,31 @@ def reciprocal(x, name=None):
     if x.dtype in _SIGNED_INT:
         _no_kernel("Reciprocal", x, FLOAT)
     return _reciprocal(x, name=name)
+
+
+def reciprocal_no_nan(x, name=None):
+    """``tf.math.reciprocal_no_nan``: ``1 / x``, but 0 where ``x == 0``.
+
+    Composed as TF composes it: ``DivNoNan(1, x)`` (a constant one of x's dtype), so its
+    gradient is DivNoNan's: ``-1 / x**2``, and 0 at ``x == 0``. Floats only (DivNoNan's
+    dtypes: ``InvalidArgumentError`` for integers; bool cannot hold the 1: ``TypeError``).
+    """
+    x = to_tensor(x)
+    one = convert_to_tensor(1, dtype=x.dtype)
+    return binary_op("DivNoNan", one, x, name)
+
+
+def log_sigmoid(x, name=None):
+    """``tf.math.log_sigmoid``: ``log(1 / (1 + exp(-x)))``, composed as TF does: ``-softplus(-x)``.
+
+    Stable in both tails (``log_sigmoid(-100.) == -100.``); the gradient is
+    ``sigmoid(-x)``, from Neg and Softplus. Dtype errors are those of its ops: ``Neg``
+    refuses unsigned integers and bool, ``Softplus`` the signed integers.
+    """
+    x = to_tensor(x)
+    neg_x = negative(x)
+    check_dtype("Softplus", neg_x, FLOAT, "features")
+    return negative(execute(_dispatch._ROWS["Softplus"], (neg_x,)), name=name)
 
 
 # --------------------------------------------------------------------------------------

@@ -2,9 +2,10 @@
 
 Read this module in sections, top to bottom:
 
-1. **Activations** (``Relu``, ``Relu6``, ``LeakyRelu``, ``Elu``, ``Softplus``,
-   ``gelu``, ``silu``). Where TF has a dedicated gradient op (``ReluGrad``,
-   ``Relu6Grad``, ``LeakyReluGrad``, ``EluGrad``) the engine registers it too: the
+1. **Activations** (``Relu``, ``Relu6``, ``LeakyRelu``, ``Elu``, ``Selu``, ``Softplus``,
+   ``Softsign``, ``gelu``, ``silu``). Where TF has a dedicated gradient op (``ReluGrad``,
+   ``Relu6Grad``, ``LeakyReluGrad``, ``EluGrad``, ``SeluGrad``, ``SoftsignGrad``) the engine
+   registers it too, with TF's rule at the kinks (``SeluGrad`` gives ``scale`` at 0): the
    backward pass is then one fused kernel instead of several small ops, and
    because the gradient op has a gradient of its own, second derivatives stay
    correct. Where a gradient is a short formula (``Softplus``: ``g * sigmoid(x)``)
@@ -212,14 +213,54 @@ def elu(features, name=None):
     return _elu(features, name=name)
 
 
+# --- Selu ---------------------------------------------------------------------------
+_SELU_SCALE = 1.0507009873554804934193349852946
+_SELU_ALPHA = 1.6732632423543772848170429916717
+_SELU_SCALE_ALPHA = 1.7580993408473768599402175208123
+
+
+def _selu_grad_kernel(xp):
+    def k(gradients, outputs):
+        t = outputs.dtype.type
+        return xp.where(outputs < 0, gradients * (outputs + t(_SELU_SCALE_ALPHA)), gradients * t(_SELU_SCALE))[()]
+    return k
+
+
+def _selu_grad_grad(op, grad):
+    # TF's rule: SeluGrad(g, y) = g * (y + scale * alpha) where y < 0, else g * scale.
+    g, y = op.inputs
+    return selu_grad(grad, y), array_ops.where(math_ops.less(y, 0), math_ops.multiply(grad, g),
+                                               array_ops.zeros_like(y))
+
+
+_SELU_GRAD = _grad_op("SeluGrad", _selu_grad_kernel, _selu_grad_grad,
+                      "``gradients * (outputs + scale * alpha)`` where outputs < 0, else ``gradients * scale``.",
+                      saves_inputs=True)
+
+
+def selu_grad(gradients, outputs):
+    """The ``SeluGrad`` op (TF's ``gen_nn_ops.selu_grad``)."""
+    return execute(_SELU_GRAD, (gradients, outputs))
+
+
+def _selu_kernel(xp):
+    def k(x):
+        t = x.dtype.type
+        return xp.where(x > 0, x * t(_SELU_SCALE), xp.expm1(x) * t(_SELU_SCALE_ALPHA))[()]
+    return _errstate(k)
+
+
+# As TF's, the gradient reads the output: ``scale`` where ``y >= 0`` (so at x == 0 too), else ``y + scale * alpha``.
+_SELU, _selu = _unary_op("Selu", _selu_kernel, lambda op, g: selu_grad(g, op.outputs[0]), FLOAT, False, True,
+                         "scale * (x if x > 0 else alpha * (exp(x) - 1))")
+
+
 def selu(features, name=None):
-    """Scaled ELU, composed from ``elu`` (TF has a fused ``Selu`` op; the values are the same)."""
-    x = to_tensor(features)
-    check_dtype("Selu", x, FLOAT, "features")
-    scale, alpha = 1.0507009873554804934193349852946, 1.6732632423543772848170429916717
-    positive = math_ops.multiply(scale, relu(x))
-    negative = math_ops.multiply(scale * alpha, math_ops.minimum(elu(x), 0))
-    return math_ops.add(positive, negative)
+    """Scaled ELU (op ``Selu``): ``scale * x`` if ``x > 0`` else ``scale * alpha * (exp(x) - 1)``.
+
+    Gradient via ``SeluGrad``, TF's rule: ``scale`` at ``x == 0`` (the right-hand slope).
+    """
+    return _selu(features, name=name)
 
 
 # --- Softplus -----------------------------------------------------------------------
@@ -244,11 +285,46 @@ def softplus(features, name=None):
     return _softplus(features, name=name)
 
 
+def _softsign_grad_kernel(xp):
+    def k(gradients, features):
+        d = 1 + xp.abs(features)
+        return (gradients / (d * d))[()]
+    return _errstate(k)
+
+
+def _softsign_grad_grad(op, grad):
+    # SoftsignGrad(g, x) = g / (1 + |x|)**2: linear in g; d/dx = -2 g sign(x) / (1 + |x|)**3.
+    g, x = op.inputs
+    d = math_ops.add(math_ops.abs(x), 1)
+    dx = math_ops.multiply(math_ops.multiply(grad, g),
+                           math_ops.realdiv(math_ops.multiply(math_ops.sign(x), -2.0), math_ops.pow(d, 3.0)))
+    return softsign_grad(grad, x), dx
+
+
+_SOFTSIGN_GRAD = _grad_op("SoftsignGrad", _softsign_grad_kernel, _softsign_grad_grad,
+                          "``gradients / (1 + |features|)**2``: the backward pass of Softsign.", saves_inputs=True)
+
+
+def softsign_grad(gradients, features):
+    """The ``SoftsignGrad`` op (TF's ``gen_nn_ops.softsign_grad``)."""
+    return execute(_SOFTSIGN_GRAD, (gradients, features))
+
+
+def _softsign_kernel(xp):
+    def k(x):
+        return (x / (1 + xp.abs(x)))[()]
+    return _errstate(k)
+
+
+_SOFTSIGN, _softsign = _unary_op("Softsign", _softsign_kernel, lambda op, g: softsign_grad(g, op.inputs[0]),
+                                 FLOAT, True, False, "x / (1 + |x|)")
+
+
 def softsign(features, name=None):
-    """``x / (1 + |x|)``, composed of engine ops."""
-    x = to_tensor(features)
-    check_dtype("Softsign", x, FLOAT, "features")
-    return math_ops.realdiv(x, math_ops.add(math_ops.abs(x), 1))
+    """``x / (1 + |x|)`` (op ``Softsign``). Gradient via ``SoftsignGrad``: ``g / (1 + |x|)**2``, so 1 at 0
+    and ``sqrt(softsign(x))`` has TF's infinite slope there. (TF registers no gradient for ``SoftsignGrad``;
+    the engine's makes second derivatives work.)"""
+    return _softsign(features, name=name)
 
 
 # --- GELU, SiLU ---------------------------------------------------------------------

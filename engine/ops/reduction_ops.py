@@ -427,6 +427,46 @@ _ALL, reduce_all = _reduction("All", _simple("All", "logical_and", "all", dtype_
                               doc="Logical AND over ``axis`` (bool tensors only).")
 
 
+def _euclidean_norm_kernel(xp):
+    """``sqrt(sum(x * x))`` over the axes, all in x's dtype, as TF's Eigen reducer computes it.
+
+    Integers square and sum in their own dtype (wrapping on overflow), then take the square
+    root in double and truncate; a sum that wrapped negative has no root: NaN converted to the
+    integer dtype, which is what x86 gives TF (``INT_MIN`` for int32/int64, 0 for int8/int16).
+    An empty reduction is 0.
+    """
+    total = np.add.reduce if xp is np else xp.sum
+
+    def k(x, axis, keep_dims=False):
+        ax = _axes(axis, x.ndim, "EuclideanNorm")
+        sums = total(x * x, axis=ax, dtype=x.dtype, keepdims=keep_dims)
+        if x.dtype.kind in "iu":
+            with quiet():
+                return xp.sqrt(xp.asarray(sums, dtype=np.float64)).astype(x.dtype)[()]
+        return xp.sqrt(sums)[()]
+    return k
+
+
+def _euclidean_norm_grad(op, grad):
+    """TF's rule: ``x / (norm / grad)``, with norm and grad in the keepdims shape (NaN where the norm is 0)."""
+    x = op.inputs[0]
+    if not x.dtype.is_floating:
+        return None, None
+    output = op.outputs[0]
+    if not op.attrs.get("keep_dims", False):
+        output = _keepdims_grad(op, output)
+        grad = _keepdims_grad(op, grad)
+    return math_ops.realdiv(x, math_ops.realdiv(output, grad)), None
+
+
+_EUCLIDEAN_NORM, reduce_euclidean_norm = _reduction(
+    "EuclideanNorm", _quiet_factory(_euclidean_norm_kernel), _euclidean_norm_grad, NUMERIC, saves_outputs=True,
+    doc="``tf.math.reduce_euclidean_norm``: ``sqrt(sum(x**2))`` over ``axis`` (all axes if None); op "
+        "``EuclideanNorm``. Integers keep their dtype (the sum of squares wraps, the root truncates), as in TF. "
+        "Gradient: ``x / norm`` (NaN where the norm is 0, as in TF).")
+reduce_euclidean_norm.__name__ = "reduce_euclidean_norm"
+
+
 def reduce_logsumexp(input_tensor, axis=None, keepdims=False, name=None):
     """``log(sum(exp(x)))`` computed stably by subtracting the (finite) max first, as TF does.
 

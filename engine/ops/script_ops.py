@@ -254,6 +254,10 @@ def _decorator_or_none(script_op, script_op_name, func, inp, Tout, **kwargs):
             @functools.wraps(fun)
             def wrapper(*args):
                 return script_op(fun, inp=args, Tout=Tout, **kwargs)
+            # AutoGraph must call the wrapper as it is, never convert it: ``functools.wraps`` gives it the
+            # user's module and ``__wrapped__`` (the user's source), so it would be replaced by the converted
+            # user function, traced into the graph once instead of becoming the op that calls it on every run.
+            wrapper.__ag_do_not_convert__ = True
             return wrapper
         return decorator
     if inp is None:

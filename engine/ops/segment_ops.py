@@ -56,6 +56,15 @@ def _check_ids(op_name, ids, what="segment_ids", attr="Tindices"):
         raise _iae(message + f" [Op:{op_name}]")
 
 
+def _merge_prefix(ic, data, prefix):
+    """TF's ``MergePrefix(data, prefix)``: ``data``'s shape must start with ``prefix`` (both of known rank)."""
+    if prefix.rank > data.rank:
+        ic.error(f"Shape must be at least rank {prefix.rank} but is rank {data.rank}")
+    for a, b in zip(data.as_list(), prefix.as_list()):
+        if a is not None and b is not None and a != b:
+            ic.error(f"Dimensions must be equal, but are {a} and {b}")
+
+
 def _const(ic, i):
     value = ic.constant_value(i)
     return None if value is None else np.asarray(value)
@@ -113,14 +122,13 @@ def _unsorted_kernel(kind):
 
 def _unsorted_infer(ic):
     data, ids = ic.shape(0), ic.shape(1)
-    n = _const(ic, 2)
-    if n is not None and n.ndim != 0:
-        ic.error(f"Shape must be rank 0 but is rank {n.ndim}")
-    num = None if n is None else int(n)
+    if ic.shape(2).rank not in (None, 0):
+        ic.error(f"Shape must be rank 0 but is rank {ic.shape(2).rank}")
     if data.rank is None or ids.rank is None:
         return [(ic.dtype(0), TensorShape(None))]
-    if ids.rank > data.rank or not data[:ids.rank].is_compatible_with(ids):
-        ic.error(f"data.shape = {_fmt(data)} does not start with segment_ids.shape = {_fmt(ids)}")
+    _merge_prefix(ic, data, ids)
+    n = _const(ic, 2)          # num_segments is an input TF's shape function reads (the row count is not data)
+    num = None if n is None else int(n)
     return [(ic.dtype(0), TensorShape([num] + data.as_list()[ids.rank:]))]
 
 
@@ -320,19 +328,17 @@ def _sorted_kernel(kind):
 
 
 def _sorted_infer(ic):
+    """TF's ``SegmentReductionShapeFn``: ``[None] + data.shape[1:]``. The number of segments is
+    ``segment_ids[-1] + 1``, a value, so it stays unknown even for constant ids (TF does not fold it),
+    and a length mismatch of data and ids is left to the kernel."""
     data, ids = ic.shape(0), ic.shape(1)
-    if ids.rank is not None and ids.rank != 1:
-        ic.error(f"Shape must be rank 1 but is rank {ids.rank}")
     if data.rank is not None and data.rank < 1:
         ic.error("Shape must be at least rank 1 but is rank 0")
-    if data.rank is not None and ids.rank == 1 and data[0] is not None and ids[0] is not None \
-            and data[0] != ids[0]:
-        ic.error(f"Dimension 0 in both shapes must be equal, but are {data[0]} and {ids[0]}")
-    ids_value = _const(ic, 1)
-    num = None if ids_value is None else (int(ids_value[-1]) + 1 if ids_value.size else 0)
+    if ids.rank is not None and ids.rank != 1:
+        ic.error(f"Shape must be rank 1 but is rank {ids.rank}")
     if data.rank is None:
         return [(ic.dtype(0), TensorShape(None))]
-    return [(ic.dtype(0), TensorShape([num] + data.as_list()[1:]))]
+    return [(ic.dtype(0), TensorShape([None] + data.as_list()[1:]))]
 
 
 def _segment_sum_grad(op, grad):
@@ -514,7 +520,7 @@ def _partition_kernel(xp):
             i = int(xp.argmax(bad))
             raise _iae(f"partitions[{i}] = {int(flat[i])} is not in [0, {num_partitions})")
         rows = data.reshape((flat.size,) + tuple(data.shape[p.ndim:]))
-        return [rows[flat == i] for i in range(num_partitions)]
+        return array_ops.kernel_outputs([rows[flat == i] for i in range(num_partitions)])
     return k
 
 
@@ -523,8 +529,7 @@ def _partition_infer(ic):
     n = ic.attrs["num_partitions"]
     if data.rank is None or p.rank is None:
         return [(ic.dtype(0), TensorShape(None))] * n
-    if p.rank > data.rank or not data[:p.rank].is_compatible_with(p):
-        ic.error(f"data.shape must start with partitions.shape, got {_fmt(data)} and {_fmt(p)}")
+    _merge_prefix(ic, data, p)
     return [(ic.dtype(0), TensorShape([None] + data.as_list()[p.rank:]))] * n
 
 
@@ -566,7 +571,7 @@ def dynamic_partition(data, partitions, num_partitions, name=None):
         if ctx.graph is not None:
             raise ValueError(message)
         raise _iae(message + " [Op:DynamicPartition]")
-    return execute(_DYNAMIC_PARTITION, (data, p), {"num_partitions": n}, name=name)
+    return array_ops.output_list(execute(_DYNAMIC_PARTITION, (data, p), {"num_partitions": n}, name=name))
 
 
 def _stitch_kernel(xp):

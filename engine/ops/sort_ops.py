@@ -99,7 +99,7 @@ def _top_k_infer(ic):
         ic.error("Shape must be at least rank 1 but is rank 0")
     dims = x.as_list()
     if kk is not None and dims[-1] is not None and dims[-1] < kk:
-        ic.error(f"input must have at least k columns. Had {dims[-1]}, needed {kk}")
+        ic.error(f"input must have last dimension >= k = {kk} but is {dims[-1]}")
     out = TensorShape(dims[:-1] + [kk])
     return [(ic.dtype(0), out), (index_type, out)]
 
@@ -264,8 +264,7 @@ def _unique_infer_n(n):
         if x.rank is not None and x.rank != 1:
             ic.error(f"Shape must be rank 1 but is rank {x.rank}")
         out_idx = ic.attrs.get("out_idx", dtypes.int32)
-        idx_shape = x if x.rank is not None else TensorShape([None])
-        specs = [(ic.dtype(0), TensorShape([None])), (out_idx, idx_shape)]
+        specs = [(ic.dtype(0), TensorShape([None])), (out_idx, x)]   # idx: x's shape (unknown rank stays so)
         if n == 3:
             specs.append((out_idx, TensorShape([None])))
         return specs

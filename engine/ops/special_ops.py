@@ -119,9 +119,13 @@ def _zeta_f64(xp, s, q):
         total = total + b / fact * rising * term_pow
         rising = rising * (s + 2 * j - 1) * (s + 2 * j)
         term_pow = term_pow / (a * a)
-    bad = (s < 1) | ((q <= 0) & (q == xp.floor(q)))
-    total = xp.where(s == 1, xp.inf, total)
-    return xp.where(bad, xp.nan, total)
+    # Eigen's (TF's) conventions: s == 1 is the pole (inf, whatever q); s < 1: NaN; a pole of q (q a
+    # non-positive integer): inf for an even integer s, else NaN.
+    pole = (q <= 0) & (q == xp.floor(q))
+    even = (s == xp.floor(s)) & (xp.fmod(s, 2) == 0)
+    total = xp.where(pole, xp.where(even, xp.inf, xp.nan), total)
+    total = xp.where(s < 1, xp.nan, total)
+    return xp.where(s == 1, xp.inf, total)
 
 
 def _zeta_kernel(xp):
@@ -425,13 +429,14 @@ def _i0e_grad(op, g):
 
 
 def _i1e_grad(op, g):
-    """``i1e' = i0e - i1e (sign(x) + 1/x)``; at ``x = 0`` the limit ``1/2``."""
+    """``i1e' = i0e - i1e (sign(x) + 1/x)``; at ``x = 0`` the limit ``1/2``.
+
+    Exactly TF's rule: the unselected branch still holds ``1/x = inf`` at 0, so the second
+    derivative there is NaN, as in TF."""
     x, y = op.inputs[0], op.outputs[0]
     zero = equal(x, array_ops.zeros_like(x))
-    ones = array_ops.ones_like(x)
-    safe_x = array_ops.where(zero, ones, x)
-    d = subtract(bessel_i0e(x), multiply(y, add(sign(x), reciprocal(safe_x))))
-    return multiply(g, array_ops.where(zero, multiply(ones, 0.5), d))
+    d = subtract(bessel_i0e(x), multiply(y, add(sign(x), reciprocal(x))))
+    return multiply(g, array_ops.where(zero, multiply(array_ops.ones_like(x), 0.5), d))
 
 
 _I0E = _unary("BesselI0e", lambda xp: (lambda x: _back(xp, _i0e_f64(xp, _f64(xp, x)), x)), _i0e_grad,

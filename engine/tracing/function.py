@@ -7,8 +7,11 @@ The life of a call ``f(x)``:
    key*: tensors (and NumPy arrays) by dtype and shape, Python scalars and
    strings by value, nests by structure, variables by dtype and shape (and
    which arguments are the same variable: the graph gets a resource input per
-   variable, fed with whichever variable a call passes), other objects by
-   identity. (:meth:`Function._canonical`, :func:`_trace_key`)
+   variable, fed with whichever variable a call passes), ``tf.data`` iterators
+   by their element spec (``IteratorSpec``: the graph gets a resource input for
+   one, and ``next(it)`` is an ``IteratorGetNext`` node on it, so every call
+   advances the iterator it is given), other objects by identity.
+   (:meth:`Function._canonical`, :func:`_trace_key`)
 2. **Lookup.** A ``ConcreteFunction`` already traced for that key (or, with
    ``reduce_retracing``/``input_signature``, for a compatible one) is reused.
 3. **Trace** (only on a miss). Run the Python function once on *symbolic*
@@ -16,7 +19,10 @@ The life of a call ``f(x)``:
    of computing. Python side effects (``print``) happen now, and only now.
 4. **Run.** The concrete function's graph was compiled into a straight-line
    plan (``engine/framework/executor.py``); feed the argument tensors, get the
-   outputs back as eager tensors.
+   outputs back as eager tensors. (Calling a ``ConcreteFunction`` directly binds
+   the call as TF does: to the traced Python parameters, every one given and a
+   Python value equal to the traced one, else to the flat tensor inputs; a call
+   that fits neither is a ``TypeError`` giving both reasons: ``_FunctionType``.)
 
 A ``GradientTape`` outside the call sees the call as one op; its gradient runs
 the gradient graph built from the same registry gradient functions, fed with
@@ -437,14 +443,21 @@ class FunctionTracer:
                 return graph.add_input(value.dtype, value.shape, name=value.name or name)
             if _is_variable_argument(value):
                 variable_input(graph, value, name)
+            if _is_resource_spec(value):   # an iterator argument: a resource input, and its graph-side view
+                graph._resource_arguments = True
+                return value._placeholder_value(graph.add_input(dtypes.resource, TensorShape([]), name=name))
             return value
         with graph.as_default():
             symbolic = [make_input(v, n) for v, n in zip(nest.flatten((specs_args, specs_kwargs)), names)]
             call_args, call_kwargs = nest.pack_sequence_as((specs_args, specs_kwargs), symbolic)
             graph.set_outputs(self.python_function(*call_args, **call_kwargs))
         input_signature = (tuple(_named_specs(specs_args, names)), dict(specs_kwargs))
-        return ConcreteFunction(graph, input_signature, graph.structured_outputs,
-                                f"__inference_{self.name}_{next(_function_ids)}")
+        concrete = ConcreteFunction(graph, input_signature, graph.structured_outputs,
+                                    f"__inference_{self.name}_{next(_function_ids)}")
+        concrete._function_type = _FunctionType(self.python_function, specs_args, specs_kwargs,
+                                                graph.structured_outputs, self.name,
+                                                [p.op.name for p in graph.inputs])
+        return concrete
 
     def accepts(self, traced_key, key):
         """May a call keyed ``key`` reuse the trace made for ``traced_key``? (Same key but for tensor
@@ -528,13 +541,20 @@ class ConcreteFunction:
 
     # --- calling ---------------------------------------------------------------------------
     def __call__(self, *args, **kwargs):
-        """Call with arguments matching ``structured_input_signature`` (checked)."""
-        flat = _flat_tensor_args((args, kwargs), variables=self._takes_variables())
+        """Call with arguments matching the trace, bound as TF binds them: first to the *structured*
+        signature (the Python parameters, each a ``TensorSpec``, ``Literal[value]``, nest...: every one
+        given, Python values equal to the traced ones), else to the *flat* one (the tensor inputs only,
+        by position or by name); if neither fits, ``TypeError`` with both reasons."""
+        function_type = self.__dict__.get("_function_type")
+        if function_type is not None:
+            flat = function_type.bind(args, kwargs, self._takes_variables())
+        else:
+            flat = _flat_tensor_args((args, kwargs), variables=self._takes_variables())
         if len(flat) != len(self.graph.inputs):
             raise TypeError(f"{self.name} expected {len(self.graph.inputs)} tensor arguments, got {len(flat)}.")
         for i, (value, placeholder) in enumerate(zip(flat, self.graph.inputs)):
-            if type(value) is _Variable and placeholder.dtype == dtypes.resource:
-                continue  # a variable argument: any variable may be passed (its dtype/shape were traced)
+            if placeholder.dtype == dtypes.resource and (type(value) is _Variable or _is_resource_argument(value)):
+                continue  # a variable (iterator) argument: any one of the traced dtype/shape (spec) may be passed
             if value.dtype != placeholder.dtype:
                 raise InvalidArgumentError(
                     None, None, f"cannot compute {self.name} as input #{i}(zero-based) was expected to be a "
@@ -564,7 +584,7 @@ class ConcreteFunction:
             outputs = self._replay_eagerly(tensors)
             return nest.pack_sequence_as(self.structured_outputs, _fill_none(self.structured_outputs, outputs))
         variables = self.variables
-        record = bool(ctx.tapes) and (any(t.dtype.is_floating for t in tensors) or bool(variables))
+        record = bool(ctx.tapes) and (any(_is_float_input(t) for t in tensors) or bool(variables))
         arrays = [_feed_value(t) for t in tensors]
         n_out = len(graph.outputs)
         if record:
@@ -590,8 +610,14 @@ class ConcreteFunction:
         outputs = [EagerTensor(device.put(v) if device.backend != "numpy" else v, device) for v in values]
         if record:
             inputs = list(tensors) + list(variables)
-            record_operation(self.name, inputs, outputs,
-                             lambda *grads: self._backward(saved, inputs, outputs, grads))
+            if getattr(graph, "_resource_arguments", False):   # iterator arguments: no gradient, not on the tape
+                keep = [i for i, t in enumerate(inputs) if not _is_resource_argument(t)]
+                kept = [inputs[i] for i in keep]
+                record_operation(self.name, kept, outputs, lambda *grads: [
+                    g for i, g in enumerate(self._backward(saved, kept, outputs, grads)) if i in keep])
+            else:
+                record_operation(self.name, inputs, outputs,
+                                 lambda *grads: self._backward(saved, inputs, outputs, grads))
         return nest.pack_sequence_as(self.structured_outputs, _fill_none(self.structured_outputs, outputs))
 
     def _takes_variables(self):
@@ -612,6 +638,8 @@ class ConcreteFunction:
         tapes = ctx.tapes
         accumulators = any(getattr(t, "_is_forward_accumulator", False) for t in tapes)
         if not (len(tapes) >= 2 or accumulators or self._replay_info()[1]):
+            return False
+        if getattr(self.graph, "_resource_arguments", False):   # iterator inputs: not replayable op by op
             return False
         replayable, _, variants = self._replay_info()
         # Forward accumulators carry no tangents through variant (TensorList) values: such graphs
@@ -745,7 +773,30 @@ def _leaf_key(x, relaxed=None):
         return ("V", id(x))
     if x is None or isinstance(x, (bool, int, float, str, bytes, np.generic)):
         return ("P", x)
+    if _is_resource_argument(x):
+        return ("R", x._function_input_spec())   # an iterator: by its spec (element_spec), as TF's IteratorSpec
+    if _is_resource_spec(x):
+        return ("R", x)
     return ("O", id(x))
+
+
+def _is_resource_argument(x):
+    """An argument the graph takes as a ``resource`` input other than a variable: a ``tf.data`` iterator.
+
+    The protocol (``engine/data/iterator_ops.py``): ``x._function_input_spec()`` is its spec, hashable (the
+    trace key) and shown in the signature; ``spec._placeholder_value(handle)`` is what the traced Python
+    function receives, given the graph's resource placeholder; ``x._resource_handle()`` is what a call feeds.
+    """
+    return hasattr(x, "_resource_handle") and hasattr(x, "_function_input_spec")
+
+
+def _is_resource_spec(x):
+    return hasattr(x, "_placeholder_value") and not isinstance(x, TensorSpec)
+
+
+def _is_float_input(t):
+    dtype = getattr(t, "dtype", None)
+    return dtype is not None and dtype.is_floating
 
 
 def _to_signature_dtype(value, dtype):
@@ -841,6 +892,8 @@ def _specs_from(args, kwargs, relaxed=None):
         elif _is_tensor_like(x):
             t = x if isinstance(x, Tensor) else convert_to_tensor(x)
             out.append(TensorSpec(t.shape if shape is None else shape, t.dtype))
+        elif _is_resource_argument(x):
+            out.append(x._function_input_spec())
         else:
             out.append(x)
     return nest.pack_sequence_as((args, kwargs), out)
@@ -883,6 +936,209 @@ def _fast_key(args):
 # --------------------------------------------------------------------------------------
 # Calling helpers
 # --------------------------------------------------------------------------------------
+class _FunctionType:
+    """How a ConcreteFunction binds a call (TF's ``FunctionType`` and its flat fallback).
+
+    *Structured*: one parameter per Python parameter of the trace, each typed by what was traced
+    (``TensorSpec``, ``Literal[2]`` for a Python value, ``Tuple[...]``/``List[...]``/``Dict[...]`` for nests,
+    a variable or iterator spec); a call must give every one (Python's binding rules and messages), a
+    Python value must equal the traced one, a nest must keep its structure. *Flat*: the tensor inputs
+    only, by position or by name (``pow(a)``). A call that fits neither raises TF's ``TypeError``.
+    """
+
+    def __init__(self, python_function, specs_args, specs_kwargs, structured_outputs, name, input_names):
+        self.name = name
+        self.input_names = list(input_names)
+        try:
+            positional = [p for p in inspect.signature(python_function).parameters.values()
+                          if p.kind in (inspect.Parameter.POSITIONAL_ONLY, inspect.Parameter.POSITIONAL_OR_KEYWORD)]
+        except (TypeError, ValueError):
+            positional = []
+        self.positional = [positional[i].name if i < len(positional) else f"args_{i}"
+                           for i in range(len(specs_args))]
+        self.keywords = list(specs_kwargs)
+        self.types = dict(zip(self.positional, map(_trace_type, specs_args)))
+        self.types.update((k, _trace_type(specs_kwargs[k])) for k in self.keywords)
+        try:
+            self.signature = inspect.Signature(
+                [inspect.Parameter(n, inspect.Parameter.POSITIONAL_OR_KEYWORD, annotation=self.types[n])
+                 for n in self.positional] +
+                [inspect.Parameter(k, inspect.Parameter.KEYWORD_ONLY, annotation=self.types[k]) for k in self.keywords],
+                return_annotation=_trace_type(_specs_of_outputs(structured_outputs)))
+        except (TypeError, ValueError):   # parameter names Python cannot bind: the flat signature only
+            self.signature = None
+
+    def bind(self, args, kwargs, variables):
+        """The flat inputs (tensors, variables, iterators) of a call, or TF's ``TypeError``."""
+        if self.signature is None:
+            return self._bind_flat(args, kwargs)
+        try:
+            return self._bind_structured(args, kwargs, variables)
+        except TypeError as structured_error:
+            try:
+                return self._bind_flat(args, kwargs)
+            except (TypeError, ValueError) as flat_error:
+                raise TypeError(f"{structured_error}\nFallback to flat signature also failed due to: "
+                                f"{flat_error}") from None
+
+    def _bind_structured(self, args, kwargs, variables):
+        try:
+            bound = self.signature.bind(*args, **kwargs).arguments
+            values = {n: self.types[n].cast(bound[n]) for n in self.positional + self.keywords}
+        except Exception as e:  # noqa: BLE001  (TF reports any failure of the binding the same way)
+            raise TypeError(f"Binding inputs to tf.function failed due to `{e}`. Received args: {args} and kwargs: "
+                            f"{kwargs} for signature: {self.signature}.") from None
+        call = (tuple(values[n] for n in self.positional), {k: values[k] for k in self.keywords})
+        return _flat_tensor_args(call, variables=variables)
+
+    def _bind_flat(self, args, kwargs):
+        """TF's ``_call_with_flat_signature``: the tensor inputs, positionally or by their names."""
+        names = self.input_names
+        summary = f"{self.name}({', '.join(names)})"
+        if len(args) > len(names):
+            raise TypeError(f"{summary} takes {len(names)} positional arguments, got {len(args)}.")
+        args, kwargs = list(args), dict(kwargs)
+        for keyword in names[len(args):]:
+            if keyword not in kwargs:
+                missing = sorted(set(names) - set(names[:len(args)]) - set(kwargs))
+                raise TypeError(f"{summary} missing required arguments: {', '.join(missing)}.")
+            args.append(kwargs.pop(keyword))
+        if kwargs:
+            for key in kwargs:
+                if key in names[:len(args)]:
+                    raise TypeError(f"{summary} got two values for '{key}'.")
+            raise TypeError(f"{summary} got unexpected keyword arguments: {', '.join(sorted(kwargs))}.")
+        for i, arg in enumerate(args):
+            if not (isinstance(arg, Tensor) or hasattr(arg, "_is_variable") or _is_resource_argument(arg)):
+                raise TypeError(f"{summary}: expected argument #{i}(zero-based) to be a Tensor; got "
+                                f"{type(arg).__name__} ({arg}).")
+        return args
+
+
+def _specs_of_outputs(outputs):
+    return nest.map_structure(lambda t: TensorSpec(t.shape, t.dtype) if isinstance(t, Tensor) else t, outputs) \
+        if outputs is not None else None
+
+
+def _trace_type(value):
+    """The type of one traced parameter, as TF's function type shows and checks it."""
+    if isinstance(value, TensorSpec):
+        return _TensorType(TensorSpec(value.shape, value.dtype))
+    if _is_variable_argument(value):
+        return _VariableType(value)
+    if _is_resource_spec(value):
+        return _ResourceType(value)
+    if isinstance(value, tuple) and hasattr(value, "_fields"):
+        return _NestType(type(value).__name__, [_trace_type(v) for v in value], kind=type(value))
+    if isinstance(value, (tuple, list)):
+        return _NestType("Tuple" if isinstance(value, tuple) else "List", [_trace_type(v) for v in value],
+                         kind=tuple if isinstance(value, tuple) else list)
+    if isinstance(value, dict):
+        return _NestType("Dict", {k: _trace_type(v) for k, v in value.items()}, kind=dict)
+    if value is None or isinstance(value, (bool, int, float, str, bytes, np.generic)):
+        return _LiteralType(value)
+    return _ObjectType(value)
+
+
+class _TensorType:
+    def __init__(self, spec):
+        self.spec = spec
+
+    def cast(self, value):
+        if isinstance(value, Tensor):
+            return value            # dtype and shape: checked when fed (InvalidArgumentError, as TF)
+        if hasattr(value, "_is_variable"):
+            return value._read()
+        t = convert_to_tensor(value, dtype_hint=self.spec.dtype)
+        if t.dtype != self.spec.dtype:
+            raise TypeError(f"Can not cast {TensorSpec(t.shape, t.dtype)!r} to {self.spec!r}")
+        return t
+
+    def __repr__(self):
+        return repr(self.spec)
+
+
+class _VariableType:
+    def __init__(self, variable):
+        self.dtype, self.shape = variable.dtype, variable.shape
+
+    def cast(self, value):
+        if not (_is_variable_argument(value) and value.dtype == self.dtype and value.shape == self.shape):
+            raise ValueError(f"Can not cast {value!r} to {self!r}")
+        return value
+
+    def __repr__(self):
+        return f"VariableSpec(shape={self.shape}, dtype={self.dtype!r})"
+
+
+class _ResourceType:
+    def __init__(self, spec):
+        self.spec = spec
+
+    def cast(self, value):
+        if not (_is_resource_argument(value) and value._function_input_spec() == self.spec):
+            raise ValueError(f"Can not cast {value!r} to {self.spec!r}")
+        return value
+
+    def __repr__(self):
+        return repr(self.spec)
+
+
+class _LiteralType:
+    def __init__(self, value):
+        self.value = value
+
+    def cast(self, value):
+        try:
+            equal = not isinstance(value, Tensor) and bool(value == self.value)
+        except Exception:  # noqa: BLE001
+            equal = False
+        if not equal:
+            raise ValueError(f"Can not cast {value!r} to {self!r}")
+        return value
+
+    def __repr__(self):
+        return f"Literal[{self.value!r}]"
+
+
+class _ObjectType:
+    def __init__(self, value):
+        self.value = value
+
+    def cast(self, value):
+        if value is not self.value:
+            raise ValueError(f"Can not cast {value!r} to {self!r}")
+        return value
+
+    def __repr__(self):
+        return f"Weakref[{self.value!r}]"
+
+
+class _NestType:
+    def __init__(self, name, components, kind):
+        self.name, self.components, self.kind = name, components, kind
+
+    def cast(self, value):
+        if self.kind is dict:
+            if not isinstance(value, dict):
+                raise ValueError(f"Can not cast {value!r} to a Dict type.")
+            if set(value) != set(self.components):
+                raise ValueError(f"Can not cast {value!r} to {self!r}")
+            return {k: self.components[k].cast(value[k]) for k in value}
+        if not isinstance(value, self.kind):
+            raise ValueError(f"Can not cast {value!r} to {self.name.lower() if self.kind in (tuple, list) else self.name}"
+                             f" type.")
+        if len(value) != len(self.components):
+            raise ValueError(f"Expected {value} to have length {len(self.components)}")
+        cast = [c.cast(v) for c, v in zip(self.components, value)]
+        return self.kind(*cast) if hasattr(self.kind, "_fields") else self.kind(cast)
+
+    def __repr__(self):
+        if self.kind is dict:
+            return f"Dict[{', '.join(f'[{k!r}, {t!r}]' for k, t in self.components.items())}]"
+        return f"{self.name}[{', '.join(map(repr, self.components))}]"
+
+
 def _replay_summary(ops, seen=None):
     """``(replayable, has a control-flow gradient op, has variants)`` over ``ops`` and their sub-graphs."""
     seen = set() if seen is None else seen
@@ -906,12 +1162,17 @@ def _replay_summary(ops, seen=None):
 
 
 def _feed_value(t):
-    """What a plan input is fed: the array of a tensor, the variable object itself for a resource input."""
+    """What a plan input is fed: the array of a tensor, the variable object itself for a resource input
+    (an iterator argument: its ``_resource_handle()``, the live iterator that ``IteratorGetNext`` advances)."""
     if type(t) is EagerTensor:
         return t.numpy()
     if type(t) is _Variable:
         return t
-    return t.numpy() if isinstance(t, EagerTensor) else np.asarray(t)
+    if isinstance(t, EagerTensor):
+        return t.numpy()
+    if _is_resource_argument(t):
+        return t._resource_handle()
+    return np.asarray(t)
 
 
 def _fill_none(structure, outputs):
@@ -931,6 +1192,8 @@ def _flat_tensor_args(structure, variables=True):
             out.append(x)
         elif variables and _is_variable_argument(x) and id(x) not in seen:  # one resource input per variable
             seen.add(id(x))
+            out.append(x)
+        elif _is_resource_argument(x):   # an iterator: a resource input at each of its places
             out.append(x)
     return out
 

@@ -23,7 +23,7 @@ def is_nested(x):
     if hasattr(t, "__tf_flatten__"):
         return True   # TF's composite protocol (e.g. tf.distribute's PerReplica)
     if getattr(t, "__module__", "").startswith("engine."):
-        return False  # tensors, variables
+        return isinstance(x, tuple)  # the engine's namedtuples (TopKV2, Unique ...) are structures; tensors are not
     return isinstance(x, (list, tuple, dict, collections.abc.Mapping))
 
 

@@ -284,7 +284,7 @@ CASES = [
     C("Relu6", tf.nn.relu6, normal(2, 3) * 5),
     C("LeakyRelu", lambda x: tf.nn.leaky_relu(x, alpha=0.1), normal(2, 3)),
     C("Elu", tf.nn.elu, normal(2, 3)),
-    C("Elu", tf.nn.selu, normal(2, 3), name="selu"),
+    C("Selu", tf.nn.selu, normal(2, 3)),   # its own op (and SeluGrad), as in TF
     C("Softplus", tf.nn.softplus, normal(2, 3)),
     C("Erfc", tf.nn.gelu, normal(2, 3), name="gelu"),
     C("Sigmoid", tf.nn.silu, normal(2, 3), name="silu"),

@@ -93,7 +93,7 @@ def test_split_infer():
         [None, 1], [None, 3], [None, 2]]
     assert shapes("SplitV", _Input([None, 6]), ints([2]), const(1), num_split=2) == [[None, None]] * 2
     assert shapes("SplitV", _Input([None, None]), const([1, -1]), const(1), num_split=2) == [[None, 1], [None, None]]
-    with pytest.raises(ValueError, match="Got: 7"):
+    with pytest.raises(ValueError, match=r"can't split axis of size 6 into pieces of size \[3,4\]"):  # TF 2.21
         infer("SplitV", _Input([None, 6]), const([3, 4]), const(1), num_split=2)
 
 

@@ -78,6 +78,17 @@ def _is_variable(x):
     return hasattr(x, "_is_variable")
 
 
+def _check_positional_tensors(args):
+    """Keras 3's rule: every positional argument of a layer call is a tensor (or None, or an array, which is
+    converted); Python numbers, strings and nested lists of numbers must be passed by keyword (or as a
+    ``tf.constant``): ``ValueError``, with Keras' message, naming the first offending leaf."""
+    for arg in nest.flatten(args):
+        if arg is None or isinstance(arg, (Tensor, np.ndarray)) or _is_variable(arg) or hasattr(arg, "__array__"):
+            continue
+        raise ValueError(f"Only input tensors may be passed as positional arguments. The following argument value "
+                         f"should be passed as a keyword argument: {arg} (of type {type(arg)})")
+
+
 def _layers_in(value):
     """The layers in an attribute value: a layer, or layers inside lists, tuples and dicts."""
     if isinstance(value, Layer):
@@ -434,6 +445,7 @@ class Layer(Module):
             return self._symbolic_call(args, kwargs, explicit)
         inputs = nest.map_structure(self._convert_input, args[0])
         args = (inputs,) + args[1:]
+        _check_positional_tensors(args)
         training = explicit
         if training is None:
             training = backend.current_training()
