@@ -94,3 +94,14 @@ def test_assignment_list_hands_out_the_released_assignment(lab):
     assert data["success"], data
     released = {a["assignment_id"]: a for a in data["value"]}
     assert released["A1"]["status"] == "released" and released["A1"]["course_id"] == "tf-internals"
+
+
+def test_the_suite_uses_a_private_jupyter_home():
+    # (tests/conftest.py) nothing here reads the user's nbgrader cache or Jupyter config
+    from jupyter_core.paths import jupyter_config_dir, jupyter_data_dir
+    home = os.path.expanduser("~")
+    for path in (jupyter_data_dir(), jupyter_config_dir(), os.environ["JUPYTER_RUNTIME_DIR"]):
+        assert "tests-jupyter-" in path and not path.startswith(os.path.join(home, ".jupyter")) \
+            and not path.startswith(os.path.join(home, ".local")), path
+    from nbgrader.exchange.default.exchange import Exchange
+    assert "tests-jupyter-" in Exchange().cache
