@@ -23,7 +23,7 @@ ARGS   ?=
 # unless told (containers often run as root).
 lab: $(VENV)/.installed-$(HASH)
 	PATH="$(CURDIR)/$(VENV)/bin:$$PATH" "$(CURDIR)/$(VENV)/bin/jupyter" lab --ServerApp.root_dir="$(CURDIR)" \
-		--LabApp.default_url=/lab/tree/course $(if $(filter 0,$(shell id -u)),--allow-root) $(ARGS)
+		--LabApp.default_url=/lab/tree/course/lessons/00_start_here.ipynb $(if $(filter 0,$(shell id -u)),--allow-root) $(ARGS)
 
 test: $(VENV)/.installed-test-$(HASH)
 	$(PY) -m pytest $(ARGS)

@@ -71,7 +71,9 @@ def test_lab_opens_the_course(lab):
     status, page = _get(f"{base}/lab/tree/course?token={token}")
     assert status == 200 and "JupyterLab" in page
     status, listing = _get(f"{base}/api/contents/course/lessons?token={token}")
-    assert "10_tensors_and_eager.ipynb" in listing
+    assert "10_tensors_and_eager.ipynb" in listing and "00_start_here.ipynb" in listing
+    makefile = open(os.path.join(REPO, "Makefile")).read()
+    assert "default_url=/lab/tree/course/lessons/00_start_here.ipynb" in makefile   # make lab opens the start page
 
 
 def test_formgrader_works_on_this_course(lab):
