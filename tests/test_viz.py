@@ -289,3 +289,24 @@ def test_no_gradient_highlight_on_integer_inputs():
     assert int_node and viz.STYLES["grad_tensor"]["color"] not in int_node[0]
     float_nodes = [line for line in src.splitlines() if "float32 (2,)" in line]
     assert viz.STYLES["grad_tensor"]["color"] in float_nodes[0]
+
+
+def test_wide_pictures_shrink_to_the_output_area_in_a_notebook():
+    # a graph of 60 parallel ops is far wider than a notebook's output area: its displayed SVG carries
+    # max-width: 100% (the viewBox keeps its proportions); the saved file is left as drawn
+    import engine as tf
+    from engine import viz
+    g = tf.Graph()
+    with g.as_default():
+        x = tf.compat.v1.placeholder(tf.float32, [3], name="x")
+        outs = [tf.exp(x * float(k)) for k in range(60)]
+    d = viz.draw_graph(g)
+    svg = d.svg()
+    if svg is None:
+        import pytest
+        pytest.skip("no SVG renderer here")
+    shown = d._repr_mimebundle_()["image/svg+xml"]
+    root = shown[shown.find("<svg"):shown.find(">", shown.find("<svg"))]
+    assert 'style="max-width: 100%; height: auto"' in root and "viewBox" in root
+    assert "max-width" not in svg[svg.find("<svg"):svg.find(">", svg.find("<svg"))]
+    assert len(outs) == 60

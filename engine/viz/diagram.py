@@ -191,11 +191,11 @@ class Diagram(graphviz.Digraph):
         path.write_bytes(data)
         return path
 
-    # --- Jupyter display: never raises ------------------------------------------------------
+    # --- Jupyter display: never raises; a wide picture shrinks to the output area ------------
     def _repr_mimebundle_(self, include=None, exclude=None, **_):
         data, problem = self._render("svg")
         if data is not None:
-            return {"image/svg+xml": data.decode("utf-8"), "text/plain": repr(self)}
+            return {"image/svg+xml": _fit_to_width(data.decode("utf-8")), "text/plain": repr(self)}
         return {"text/plain": f"{problem}\nDOT source of the picture:\n\n{self.source}"}
 
     def _repr_svg_(self):
@@ -206,6 +206,15 @@ class Diagram(graphviz.Digraph):
 
     def __repr__(self):
         return f"<Diagram: {self.source.count(chr(10))} lines of DOT; .source shows them>"
+
+
+def _fit_to_width(svg):
+    """The SVG with ``max-width: 100%`` on its root element: in a notebook, a graph wider than the output
+    area is scaled down to fit it (its ``viewBox`` keeps the proportions) instead of overflowing."""
+    start = svg.find("<svg")
+    if start < 0 or "max-width" in svg[start:svg.find(">", start)]:
+        return svg
+    return svg[:start] + '<svg style="max-width: 100%; height: auto"' + svg[start + 4:]
 
 
 def digraph(title=None, rankdir="TB", **graph_attrs):
