@@ -72,32 +72,43 @@ print((np.float32(1) + np.float64(1)).dtype)              # NumPy promotes silen
 # ones the arithmetic does. We time `a + b` at several sizes, engine vs NumPy.
 
 # %%
-def per_op(f, n=300):
+def per_op(f, n=200, rounds=7):
+    """Microseconds per call of ``f``: the median of ``rounds`` rounds of ``n`` calls, and the spread (min, max)."""
     f()
-    t0 = time.perf_counter()
-    for _ in range(n):
-        f()
-    return (time.perf_counter() - t0) / n * 1e6
+    times = []
+    for _ in range(rounds):
+        t0 = time.perf_counter()
+        for _ in range(n):
+            f()
+        times.append((time.perf_counter() - t0) / n * 1e6)
+    times.sort()
+    return times[len(times) // 2], times[0], times[-1]
 
 sizes = [1, 100, 10_000, 100_000]
-eng, npy = [], []
+eng, npy, eng_spread, npy_spread = [], [], [], []
 for s in sizes:
     xa, xb = np.ones(s, np.float32), np.ones(s, np.float32)
     ta, tb = tf.constant(xa), tf.constant(xb)
-    eng.append(per_op(lambda: ta + tb))
-    npy.append(per_op(lambda: xa + xb))
+    (e, e_lo, e_hi), (n, n_lo, n_hi) = per_op(lambda: ta + tb), per_op(lambda: xa + xb)
+    eng.append(e); npy.append(n)
+    eng_spread.append((e - e_lo, e_hi - e)); npy_spread.append((n - n_lo, n_hi - n))
 for s, e, n in zip(sizes, eng, npy):
     print(f"{s:>7} elements: engine {e:7.2f} µs, NumPy {n:7.2f} µs, ratio {e / n:5.1f}x")
 
 fig, ax = plt.subplots(figsize=(5, 3))
-ax.loglog(sizes, eng, "o-", label="engine (eager)")
-ax.loglog(sizes, npy, "s-", label="NumPy")
-ax.set_xlabel("elements"); ax.set_ylabel("µs per add"); ax.legend(); ax.set_title("Per-op cost")
+ax.errorbar(sizes, eng, yerr=np.array(eng_spread).T, fmt="o-", capsize=3, label="engine (eager)")
+ax.errorbar(sizes, npy, yerr=np.array(npy_spread).T, fmt="s-", capsize=3, label="NumPy")
+ax.set_xscale("log"); ax.set_yscale("log")
+ax.set_xlabel("elements"); ax.set_ylabel("µs per add (median of 7 rounds)"); ax.legend(); ax.set_title("Per-op cost")
 plt.show()
+small, large = eng[0] / npy[0], eng[-1] / npy[-1]
+print(f"at {sizes[0]} element the engine costs {small:.1f}x NumPy (dispatch); at {sizes[-1]:,} elements "
+      f"{large:.1f}x ({'the arithmetic dominates' if large < small / 2 else 'dispatch still shows'})")
 
 # %% [markdown]
-# Reading the plot: at 1 element the engine's cost is all dispatch; at 100k elements both
-# lines meet, because the arithmetic dominates. TF2's own eager dispatch is ~17 µs per op,
+# Reading the plot: at 1 element the engine's cost is all dispatch; toward 100k elements the two
+# lines come together, because the arithmetic dominates (the line printed above says how close they
+# came in this run; the bars show the spread of the 7 rounds). TF2's own eager dispatch is ~17 µs per op,
 # which is why `tf.function` (lesson 40) exists.
 #
 # A picture of what ran: the tape (lesson 20) records eagerly executed ops as they happen.
