@@ -504,20 +504,32 @@ for ax, (name, ts) in zip(axes, times.items()):
     ax.set_title(name); ax.set_ylabel("µs per call")
 plt.tight_layout(); plt.show()
 
+dispatch = {name: ts["eager"] / ts["tf.function, no optimizer"] for name, ts in times.items()}
+optimizer = {name: ts["tf.function, no optimizer"] / ts["tf.function"] for name, ts in times.items()}
+for name in times:
+    print(f"{name:<15} removing dispatch: {dispatch[name]:4.2f}x   the optimizer on top: {optimizer[name]:4.2f}x")
+print("in this run, removing dispatch gained most on:", max(dispatch, key=dispatch.get),
+      "| the optimizer gained most on:", max(optimizer, key=optimizer.get))
+slower = [name for name, g in dispatch.items() if g < 1.0]
+if slower:
+    print("traced without the optimizer was slower than eager in this run for:", ", ".join(slower),
+          "(for one big op that is measurement noise: the same BLAS call runs either way; for many tiny ops,"
+          " an unfused plan still pays one kernel call per op)")
+
 # %% [markdown]
-# Where the gain comes from, and where it does not:
+# Where the gain comes from, and where it does not (the lines printed above give this run's figures):
 #
 # * **No per-op Python dispatch.** Eagerly, every op goes through Python: look up a kernel, wrap
 #   the result, offer it to the tapes. The traced call runs a compiled plan: one Python call for
-#   the whole graph. That is the step from "eager" to "traced, no optimizer", and it is largest
-#   where there are many small ops (the chain, the train step).
+#   the whole graph, though an unoptimized plan still calls one kernel per op. That is the step from
+#   "eager" to "traced, no optimizer"; it can only matter where there are many small ops (the chain,
+#   the train step), and how much it gives depends on the machine.
 # * **The graph optimizer.** With the whole graph in hand it can fuse ops, fold constants and drop
-#   dead ops. That is the step from "no optimizer" to "traced". It is large for the chain, whose
-#   elementwise ops it fuses into a few generated kernels (below), and modest for the train step,
-#   where the time goes into matmuls and many small updates. Eager code never gets this: it sees one
-#   op at a time.
+#   dead ops. That is the step from "no optimizer" to "traced". For the chain it fuses the elementwise
+#   ops into a few generated kernels (below); for the train step the time goes into matmuls and many
+#   small updates. Eager code never gets this: it sees one op at a time.
 # * **Not for big arithmetic.** One 512×512 matmul is one op either way: the time is spent in
-#   the BLAS kernel, and the graph changes nothing.
+#   the BLAS kernel, and the graph changes nothing: whatever its ratios show in one run is noise.
 
 # %%
 chain_plan = chain_fn.get_concrete_function(cx, ca, cb)._plan
