@@ -424,3 +424,22 @@ def test_gradient_sources_must_be_tensors():
         y = x * x
     with pytest.raises((ValueError, TypeError)):
         tape.gradient(y, [None])
+
+
+def test_a_tape_inside_tf_function_puts_its_gradient_ops_under_gradient_tape():
+    # TF 2.21 names them gradient_tape/<forward op>/<op>: gradient_tape/MatMul/MatMul, gradient_tape/mul/Mul
+    import engine as tf
+    w = tf.Variable([[1.0, 2.0]])
+
+    @tf.function(autograph=False)
+    def step(x):
+        with tf.GradientTape() as t:
+            y = tf.reduce_sum(tf.matmul(x, w) * 3.0)
+        return t.gradient(y, w)
+
+    x = tf.constant([[1.0], [2.0]])
+    names = [op.name for op in step.get_concrete_function(x).graph.get_operations()]
+    assert "gradient_tape/MatMul/MatMul" in names and "gradient_tape/mul/Mul" in names, names
+    forward = names[:names.index("Sum") + 1]
+    assert not any(n.startswith("gradient_tape/") for n in forward)
+    assert step(x).numpy().tolist() == [[9.0, 9.0]]

@@ -357,9 +357,11 @@ viz.draw_graph(gg, highlight=dy_dx)
 # `Pow`'s gradient function also built the gradient with respect to the exponent (`Log`, ...).
 # Nobody fetches it, so `Session.run` prunes it away: the grey part.
 #
-# A TF1 training loop: `minimize` = `tf.gradients` + one update op (`AssignSub`) per variable, all
-# in the graph. One `sess.run(train_op)` runs forward, backward and update as one plan (and the
-# optimizer fuses and prunes the backward ops like any others). We fit `y = 3x - 1`.
+# A TF1 training loop: `minimize` = `tf.gradients` + one update op per variable, all in the graph.
+# In TF1, `GradientDescentOptimizer` adds one `ResourceApplyGradientDescent` per variable (a single
+# kernel doing `var -= lr * grad`); the engine adds `lr * grad` and an `AssignSubVariableOp`, which
+# computes the same update. One `sess.run(train_op)` runs forward, backward and update as one plan
+# (and the optimizer fuses and prunes the backward ops like any others). We fit `y = 3x - 1`.
 
 # %%
 rng = np.random.default_rng(1)

@@ -48,6 +48,7 @@ from ..framework.backend import NUMPY
 from ..framework.backprop import Adapter, UnconnectedGradients, backprop, carries_gradient
 from ..framework.context import ctx
 from ..framework.dtypes import from_numpy, variant as _VARIANT
+from ..framework.name_scope import name_scope
 from ..framework.op_library import OPS
 from ..framework.registry import call_gradient
 from ..framework.tensor import EagerTensor, Tensor, convert_to_tensor
@@ -680,7 +681,13 @@ def imperative_grad(entries, targets, sources, seeds=None,
     newest-first visit, summing, unconnected sources); the tape gives it its
     records and :data:`_TAPE`, which says how to read them and how ops are emitted.
     """
-    return backprop(entries, targets, sources, seeds, _TAPE, unconnected_gradients)
+    if ctx.graph is None:
+        return backprop(entries, targets, sources, seeds, _TAPE, unconnected_gradients)
+    # Inside a graph being built (a tf.function's trace), the gradient's ops are graph nodes: as in TF
+    # they go under ``gradient_tape/``, each op's under the name of the op it differentiates
+    # (``gradient_tape/MatMul/MatMul``).
+    with name_scope("gradient_tape"):
+        return backprop(entries, targets, sources, seeds, _TAPE_IN_GRAPH, unconnected_gradients)
 
 
 class RecordedOp:
@@ -799,7 +806,19 @@ class _TapeAdapter(Adapter):
         return _filled_like(x, 0)
 
 
+class _TapeInGraphAdapter(_TapeAdapter):
+    """The tape's adapter while a graph is built: each gradient function runs under its op's name."""
+
+    @staticmethod
+    def call(op, fn, output_grads):
+        node = getattr(op.outputs[0], "op", None) if op.outputs else None
+        scope = getattr(node, "name", None) or op.type
+        with name_scope(scope.rsplit("/", 1)[-1]):
+            return fn(op, *output_grads)
+
+
 _TAPE = _TapeAdapter()
+_TAPE_IN_GRAPH = _TapeInGraphAdapter()
 
 
 # --------------------------------------------------------------------------------------

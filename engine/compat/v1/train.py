@@ -42,7 +42,11 @@ class Optimizer:
 
 
 class GradientDescentOptimizer(Optimizer):
-    """``var -= learning_rate * grad`` for each trainable variable."""
+    """``var -= learning_rate * grad`` for each trainable variable.
+
+    Deliberate difference: TF1 emits one fused ``ResourceApplyGradientDescent`` node per variable; the
+    engine emits ``Mul`` (``learning_rate * grad``) and ``AssignSubVariableOp``, the same update in two ops.
+    """
 
     def __init__(self, learning_rate, use_locking=False, name="GradientDescent"):
         super().__init__(use_locking, name)
