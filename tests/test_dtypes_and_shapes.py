@@ -110,3 +110,15 @@ def test_merge_is_compatible_with_both(a, b):
 def test_most_specific_compatible_shape_covers_both(a, b):
     relaxed = tf.TensorShape(a).most_specific_compatible_shape(tf.TensorShape(b))
     assert relaxed.is_compatible_with(a) and relaxed.is_compatible_with(b)
+
+
+def test_a_python_number_never_takes_a_string_dtype():
+    # TF 2.21: string + 1 -> InvalidArgumentError (the op sees a string and an int32 tensor);
+    # strings * 2 -> TypeError "Cannot convert 2 to EagerTensor of dtype string" (Mul converts with the dtype)
+    import pytest
+    import engine as tf
+    with pytest.raises(tf.errors.InvalidArgumentError, match="expected to be a string tensor but is a int32 tensor"):
+        tf.constant("a") + 1
+    with pytest.raises(TypeError, match="Cannot convert 2 to EagerTensor of dtype string"):
+        tf.constant(["a", "b"]) * 2
+    assert (tf.constant("a") + "b").numpy() == b"ab"

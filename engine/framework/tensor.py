@@ -419,7 +419,8 @@ def _contains_tensor(value):
 def scalar_like(value, tensor):
     """A Python number as a tensor with ``tensor``'s dtype and device (``x + 1`` adopts x's dtype)."""
     dtype = tensor.dtype
-    if isinstance(value, float) and not dtype.is_floating:
+    if (isinstance(value, float) and not dtype.is_floating) or dtype._np is None or dtype._np.kind in "OSU":
+        # (a number cannot take a string, resource or variant dtype either: the op then sees the mix)
         raise TypeError(f"Cannot convert {value!r} to EagerTensor of dtype {dtype.name}")
     arr = dtype._np.type(value)
     device = tensor._device
