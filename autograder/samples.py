@@ -9,18 +9,14 @@ import os
 
 import nbformat
 
-from . import grading, notebooks
-from .sandbox import REPO
+from . import grading
 
 
 def _gid(cell):
     return (cell.metadata.get("nbgrader") or {}).get("grade_id")
 
 
-def solution_cells(name):
-    """grade_id -> source of the solution notebook's cells."""
-    nb = notebooks.to_notebook(os.path.join(REPO, "solutions", name, f"{name}.py"))
-    return {_gid(c): c.source for c in nb.cells if _gid(c)}
+solution_cells = grading.source_cells   # grade_id -> source of the solution notebook's cells
 
 
 def write_submission(name, path, replace=None, blank=False, extra_cells=()):

@@ -369,14 +369,14 @@ def _read_events(results_path):
     return events
 
 
-def run(plan, *, item_timeout=10.0, total_timeout=60.0, hide=(), max_restarts=6, pool=None, absent=None):
+def run(plan, *, item_timeout=10.0, total_timeout=60.0, hide=(), max_restarts=6, pool=None):
     """Run the plan; returns ``(tasks_done, cells_failed, notes, isolation)``.
 
     Restarts after a crash, skipping the item that crashed. Without ``pool``, a pool is
     made for this one run (what ``check`` does); ``batch.grade`` shares one.
     """
     if pool is None:
-        with WorkerPool(hide, absent=absent) as own:
+        with WorkerPool(hide) as own:
             return run(plan, item_timeout=item_timeout, total_timeout=total_timeout, max_restarts=max_restarts,
                        pool=own)
     # The reference cells injected before a task are not in the plan the child reads: the child asks for
@@ -441,7 +441,7 @@ def run(plan, *, item_timeout=10.0, total_timeout=60.0, hide=(), max_restarts=6,
         else:
             skip_tasks.add(current[1])
             tasks_done[current[1]] = {"event": "task", "task": current[1], "outputs": None,
-                                      "error": f"your code {why} while this task was graded", "trips": 0}
+                                      "error": f"your code {why} while this task was graded"}
         if time.monotonic() - start_all > total_timeout:
             notes.append("total time limit reached")
             break

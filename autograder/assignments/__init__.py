@@ -36,8 +36,6 @@ is released into ``course/assignments/<NAME>/``, and is graded by one framework
 ``score(task_name, cases, expected, outputs, points)`` (optional)
     ``(score, messages)``; by default the fraction of right cases times the points, with
     the first three messages.
-``TRIP_MESSAGE``, ``static_check(source)`` (optional, A1 only)
-    the message when the harness's tripwires fired, and a static check of answer cells.
 """
 import hashlib
 import importlib

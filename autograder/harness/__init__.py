@@ -8,7 +8,8 @@ beside the student's code. It holds:
     student's definitions (in the namespace ``ns`` of their notebook) on one generated
     ``case`` and returns what they produced. It never sees an expected value.
 ``setup(tf, state)`` (optional)
-    called once before the student's cells run (A1 sets tripwires there).
+    called once before the student's cells run, with the ``state`` dict every harness call gets
+    (A5 splits the CPU into logical devices and keeps its strategy there).
 
 It imports only the standard library, NumPy, the (sandbox's) engine and ``common.py``.
 The grader side of an assignment (``autograder/assignments/<name>.py``) may import the
