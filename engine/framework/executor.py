@@ -211,6 +211,7 @@ def compile_plan(fetch_tensors, target_ops, feed_tensors, options=None):
     ``options``: optimizer options as a ``tf.config.optimizer`` dict (``None``:
     the current global settings). ``plan.options`` is their hashable fingerprint.
     """
+    _check_kernels_of_graphs(fetch_tensors, target_ops)
     fed_ids = {t._id for t in feed_tensors}
     roots = [t.op for t in fetch_tensors if t._id not in fed_ids] + list(target_ops)
     ops = prune(roots, fed_ids)
@@ -339,6 +340,7 @@ def _kernel_for(op):
     per graph node (as each TF node has its own generator), rather than sharing
     the eager streams.
     """
+    _check_kernel_registered(op)
     device = lookup_device(op.device) if op.device else None
     backend = device.backend if device is not None else NUMPY
     kernel = op.op_def.kernel(backend)
@@ -351,6 +353,37 @@ def _kernel_for(op):
         with device.activate():
             return kernel(*[device.put(a) if hasattr(a, "shape") else a for a in args], **kwargs)
     return on_device
+
+
+def _check_kernels_of_graphs(fetch_tensors, target_ops):
+    """Every node of the graphs being run needs a kernel, fetched or not: TF places the whole graph
+    before it prunes it to the fetches, and placing a node no kernel implements is the error."""
+    graphs = {id(g): g for g in [getattr(t, "graph", None) for t in fetch_tensors] +
+              [getattr(op, "graph", None) for op in target_ops] if g is not None}
+    for g in graphs.values():
+        for op in g.get_operations():
+            if op.op_def is not None:
+                _check_kernel_registered(op)
+
+
+def _check_kernel_registered(node):
+    """A node whose dtype TF's op definition allows but no kernel implements fails when its graph is
+    made ready to run, as TF's does: ``InvalidArgumentError`` ("No OpKernel was registered ...").
+
+    The row says both: ``type_attrs`` (the op definition, checked when the node was built) and
+    ``dtypes`` (what its kernels take). Eagerly, the op's function refuses first, with TF's
+    eager ``NotFoundError``.
+    """
+    op_def = node.op_def
+    if op_def.signature is None or op_def.dtypes is None or not node.inputs:
+        return
+    attr = op_def.signature[0].type_attr
+    dtype = node.inputs[0].dtype
+    if attr is not None and dtype not in op_def.dtypes and dtype in (op_def.type_attrs.get(attr) or ()):
+        raise InvalidArgumentError(
+            None, None, f"No OpKernel was registered to support Op '{node.type}' used by {{{{node {node.name}}}}} "
+                        f"with these attrs: [{attr}=DT_{dtype.name.upper()}]\nRegistered kernels: "
+                        f"{', '.join(sorted(d.name for d in op_def.dtypes))}")
 
 
 def _with_stream_owner(op, kernel):

@@ -21,6 +21,7 @@ import numpy as np
 from . import dtypes as _dtypes
 from . import context as _context
 from .context import _eager_enabled, ctx, get_default_session
+from .op_def_library import check_inputs
 from .registry import InferenceContext, get_op
 from .tensor import EagerTensor, Tensor, _next_id
 from .tensor_shape import TensorShape, as_shape
@@ -259,9 +260,22 @@ class Graph:
         raise TypeError(f"Cannot use {value!r} as an input of a graph op")
 
     def create_op_from_def(self, op_def, inputs, attrs, name=None, output_count=None):
-        """Add a node for ``op_def``; returns its output tensor(s) like ``execute`` does."""
+        """Add a node for ``op_def``; returns its output tensor(s) like ``execute`` does.
+
+        This is where TF's graph construction rules apply, for ``tf.Graph`` and ``tf.function``
+        alike, both read from the op's registry row:
+
+        1. the input dtypes against the op's definition (``op_def_library.check_inputs``: inputs
+           that share a type attribute, fixed-type inputs, allowed dtypes): ``TypeError``;
+        2. the shape function, run now on the static shapes (and constant inputs): what it can
+           prove wrong is a ``ValueError`` now; what it leaves to the kernel (as TF's does: the
+           axis of ``argmax`` of a scalar, ``cumsum``'s axis) is an ``InvalidArgumentError`` when
+           the graph runs.
+        """
         self._check_not_finalized()
         inputs = [self._capture(t) for t in inputs]
+        if op_def.signature is not None:
+            check_inputs(op_def, inputs)
         ic = InferenceContext(op_def.name, inputs, attrs, constant_value)
         if op_def.infer is not None:
             specs = op_def.infer(ic)

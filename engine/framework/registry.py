@@ -33,9 +33,10 @@ import contextlib
 from .backend import NUMPY, array_module
 from .floating_point import INLINE, quietly
 
+from .op_def_library import parse_inputs
 from .tensor_shape import TensorShape, as_shape
 
-__all__ = ["OpDef", "register_op", "get_op", "RegisterGradient", "NotDifferentiable",
+__all__ = ["OpDef", "register_op", "get_op", "RegisterGradient", "NotDifferentiable", "no_registered_gradient",
            "InferenceContext", "registered_ops", "op_rows", "call_gradient", "override", "generation"]
 
 _REGISTRY = {}
@@ -57,7 +58,16 @@ class OpDef:
 
     ``dtypes``
         The input dtypes its kernel accepts (a frozenset of DTypes), or None for any.
-        Dispatch refuses others with TF's "not in the list of allowed values" error.
+        Eager dispatch refuses others with TF's "not in the list of allowed values" error.
+    ``inputs``, ``type_attrs``
+        Its TF op definition, as graph construction checks it (``op_def_library.py``):
+        ``inputs`` is TF's ``Input`` lines, comma-separated (``"x: T, y: T"``,
+        ``"x: bool, y: bool"``, ``"values: N * T, axis: Tidx"``), ``type_attrs`` the dtypes
+        each type attribute allows (``{"T": FLOAT}``; an attribute left out allows any).
+        When a ``tf.Graph`` or a ``tf.function`` trace creates the node, inputs that must
+        share a dtype, fixed-type inputs and allowed dtypes are checked, and a failure is
+        TF's ``TypeError``. None (the default): nothing is checked there. Eager calls
+        never run this check (TF's kernels check eagerly, with ``InvalidArgumentError``).
     ``ufunc``
         The NumPy/CuPy ufunc name the kernel *is* (``"add"`` for AddV2), or a tuple of
         ufunc names applied in turn (Rsqrt: ``("sqrt", "reciprocal")``). Fused kernels
@@ -108,13 +118,13 @@ class OpDef:
                  "saves_inputs", "saves_outputs", "_kernels", "cpu_kernel", "needs_runtime", "doc",
                  "dtypes", "np_dtypes", "ufunc", "elementwise", "linear", "commutative", "forwarding",
                  "random", "resource_input", "subgraphs", "quiet_fp", "overridden", "door_kernel", "ufunc_args",
-                 "persistent", "shape_only")
+                 "persistent", "shape_only", "signature", "type_attrs")
 
     def __init__(self, name, kernel, infer=None, grad=None, num_outputs=1, stateful=False,
                  saves_inputs=True, saves_outputs=True, needs_runtime=False, doc="",
                  dtypes=None, ufunc=None, elementwise=False, linear=None, commutative=False,
                  forwarding=False, random=False, resource_input=False, subgraphs=False, quiet_fp=False, ufunc_args=(),
-                 persistent=False, shape_only=None):
+                 persistent=False, shape_only=None, inputs=None, type_attrs=None):
         self.name = name
         self.make_kernel = kernel
         self.infer = infer
@@ -144,6 +154,8 @@ class OpDef:
         self.quiet_fp = quiet_fp
         self.overridden = False              # True while ``override`` has swapped its kernel
         self.door_kernel = None              # the NumPy kernel as eager dispatch calls it (see ``kernel``)
+        self.signature = parse_inputs(inputs)   # TF's op definition: a tuple of op_def_library.Arg, or None
+        self.type_attrs = {k: (None if v is None else frozenset(v)) for k, v in (type_attrs or {}).items()}
 
     def kernel(self, backend):
         """The compiled kernel for one backend (built on first use, then cached).
@@ -213,6 +225,14 @@ class RegisterGradient:
 def NotDifferentiable(op_type):  # noqa: N802  (TF's name)
     """Declare that an op has no gradient: the tape will not record it."""
     get_op(op_type).grad = None
+
+
+def no_registered_gradient(op, *output_grads):
+    """The ``grad`` of an op TF registers no gradient for, *without* declaring it ``NotDifferentiable``
+    (``Unique``): tapes record it like any op, and only a backward pass that reaches it through a
+    float path fails, with TF's ``LookupError``. (``grad=None`` instead means "not differentiable":
+    nothing is recorded, and the gradient is ``None``.)"""
+    raise LookupError(f"gradient registry has no entry for: {op.type}")
 
 
 @contextlib.contextmanager

@@ -10,6 +10,12 @@ The rules live here once. The elementwise functions are one line each::
 
 :func:`binary_op` and :func:`unary_op` read what they check from the op's
 registry row (``op_def.dtypes``), so a row is the only place an op's facts live.
+
+These checks are the *eager* ones (TF's kernels: ``InvalidArgumentError``). While a graph
+is built (``tf.Graph``, ``tf.function``), an op whose row declares its TF op definition
+(``inputs=``, ``type_attrs=``) is checked where its node is made instead
+(``Graph.create_op_from_def`` and ``framework/op_def_library.py``: TF's ``TypeError``), and
+the checks here stand aside; for the few rows without one they raise the same ``TypeError``.
 """
 import numpy as np
 
@@ -18,6 +24,7 @@ from ..framework import dtypes
 from ..framework.context import ctx
 from ..framework.device import default_device
 from ..framework.errors import InvalidArgumentError
+from ..framework import op_def_library
 from ..framework.registry import op_rows
 from ..framework.tensor import EagerTensor, Tensor, convert_to_tensor, scalar_like
 
@@ -76,9 +83,19 @@ def unary_op(op_type, x, name=None):
     return execute(op, (x,), _NO_ATTRS, name)
 
 
+def _checked_at_creation(op_name):
+    """True while a graph is being built and the op's row declares its TF op definition: then
+    ``Graph.create_op_from_def`` checks the input dtypes (``op_def_library``), and the eager-style
+    checks of this module stand aside."""
+    if ctx.graph is None:
+        return False
+    row = _ROWS.get(op_name)
+    return row is not None and row.signature is not None
+
+
 def check_inputs(op, tensors):
-    """Refuse input dtypes the op's row does not accept, with TF's error."""
-    if op.dtypes is None:
+    """Refuse input dtypes the op's row does not accept, with TF's error (eagerly: InvalidArgumentError)."""
+    if op.dtypes is None or (ctx.graph is not None and op.signature is not None):
         return
     if op.dtypes == BOOL:   # logical ops: inputs typed bool (TF's op definition has no dtype attr)
         for i, t in enumerate(tensors):
@@ -97,28 +114,59 @@ def to_tensor(x, dtype=None, name=None):
     return convert_to_tensor(x, dtype=dtype)
 
 
-def _adopt(value, like):
-    """Convert a non-tensor ``value`` for a binary op whose other operand is ``like``."""
+def _adopt(value, like, op_name=None, arg="y"):
+    """Convert a non-tensor ``value`` for a binary op whose other operand is ``like``.
+
+    A Python number or list takes ``like``'s dtype where it can. It never becomes a bool, though,
+    unless it is made of Python bools: TF refuses ``bool_tensor & 1`` with ``TypeError``
+    ("Cannot convert 1 to EagerTensor of dtype bool" eagerly; in a graph, op_def_library's
+    "Expected bool passed to parameter 'y' of op 'LogicalAnd', got 1 ..."). In a graph that is
+    for an op that takes bool at all: op_def_library checks ``x``'s dtype first, so there
+    ``bool_tensor + 1`` is AddV2's refusal of bool (the number is converted on its own).
+    """
+    if like.dtype.is_bool and _has_number(value) and (ctx.graph is None or _takes_bool(op_name)):
+        if ctx.graph is not None and op_name is not None:
+            raise op_def_library.conversion_error(op_name, arg, value, like.dtype)
+        raise TypeError(f"Cannot convert {value!r} to EagerTensor of dtype bool")
     if isinstance(value, (int, float, bool)) and not isinstance(value, Tensor) and isinstance(like, EagerTensor):
         return scalar_like(value, like)
     return convert_to_tensor(value, dtype_hint=like.dtype) if _loose(value) else convert_to_tensor(value)
+
+
+def _takes_bool(op_name):
+    """Whether the op's definition lets its first typed input be a bool (unknown ops: assume so)."""
+    row = _ROWS.get(op_name) if op_name is not None else None
+    if row is None or row.signature is None:
+        return True
+    for arg in row.signature:
+        if arg.type_attr is not None:
+            allowed = row.type_attrs.get(arg.type_attr)
+            return allowed is None or dtypes.bool in allowed
+    return any(arg.dtype is dtypes.bool for arg in row.signature)
+
+
+def _has_number(value):
+    """A Python int or float (not a bool), or a list/tuple holding one."""
+    if isinstance(value, (list, tuple)):
+        return any(_has_number(v) for v in value)
+    return isinstance(value, (int, float)) and not isinstance(value, bool)
 
 
 def _loose(value):
     return isinstance(value, (int, float, bool, list, tuple, np.ndarray, np.generic))
 
 
-def convert_pair(x, y):
+def convert_pair(x, y, op_name=None):
     """Convert ``x`` and ``y`` for a binary op: a Python value adopts the other side's dtype."""
     if not isinstance(x, Tensor):
         if isinstance(y, Tensor) or hasattr(y, "__tf_tensor__"):
             y = to_tensor(y)
-            x = _adopt(x, y)
+            x = _adopt(x, y, op_name, "x")
         else:
             x = to_tensor(x)
-            y = _adopt(y, x)
+            y = _adopt(y, x, op_name)
     elif not isinstance(y, Tensor):
-        y = _adopt(y, x)
+        y = _adopt(y, x, op_name)
     return x, y
 
 
@@ -126,12 +174,16 @@ def binary_inputs(op_name, x, y):
     """``convert_pair``, then refuse two different dtypes (no implicit promotion), as in TF."""
     if type(x) is EagerTensor and type(y) is EagerTensor and x._value.dtype == y._value.dtype:
         return x, y   # the common case: nothing to convert, and equal NumPy dtypes mean equal DTypes
-    x, y = convert_pair(x, y)
+    x, y = convert_pair(x, y, op_name)
     check_same_dtype(op_name, x, y)
     return x, y
 
 
 def check_same_dtype(op_name, *tensors):
+    """Inputs of one dtype, or TF's error: eagerly ``InvalidArgumentError``; in a graph, the op's row
+    checks at node creation (``op_def_library``), else ``TypeError`` here."""
+    if ctx.graph is not None and _checked_at_creation(op_name):
+        return
     first = tensors[0].dtype
     for i, t in enumerate(tensors[1:], start=1):
         if t.dtype != first:
@@ -139,11 +191,13 @@ def check_same_dtype(op_name, *tensors):
 
 
 def dtype_error(op_name, index, expected, got):
-    """TF's error for mismatched input dtypes: InvalidArgumentError eagerly, TypeError in graphs."""
+    """TF's error for mismatched input dtypes: InvalidArgumentError eagerly, TypeError in graphs
+    (op_def_library's message, with the row's input names where it declares them)."""
     if ctx.graph is not None:
-        arg = "y" if index == 1 else f"#{index}"
-        return TypeError(f"Input '{arg}' of '{op_name}' Op has type {got.name} that does not match type "
-                         f"{expected.name} of argument 'x'. Cast one side with tf.cast so both match.")
+        row = _ROWS.get(op_name)
+        names = [a.name for a in row.signature] if row is not None and row.signature else ["x", "y"]
+        arg = names[index] if index < len(names) else f"#{index}"
+        return op_def_library.mismatch_error(op_name, arg, got, expected, names[0])
     return InvalidArgumentError(
         None, None,
         f"cannot compute {op_name} as input #{index}(zero-based) was expected to be a {expected.runtime_name} "
@@ -152,13 +206,16 @@ def dtype_error(op_name, index, expected, got):
 
 
 def check_dtype(op_name, tensor, allowed, what="x"):
-    """Refuse a dtype the op has no kernel for (TF: no OpKernel registered)."""
+    """Refuse a dtype the op does not allow: eagerly TF's kernel error (InvalidArgumentError); in a graph
+    the op's row checks at node creation (``op_def_library``), else TF's ``TypeError`` here."""
     if tensor.dtype not in allowed:
+        if ctx.graph is not None:
+            if _checked_at_creation(op_name):
+                return
+            raise op_def_library.not_allowed_error(what, tensor.dtype, allowed)
         names = ", ".join(sorted(d.name for d in allowed))
         message = (f"Value for attr 'T' of {tensor.dtype.name} is not in the list of allowed values: {names}; "
                    f"NodeDef: {{{{node {op_name}}}}}; input '{what}' has dtype {tensor.dtype.name}")
-        if ctx.graph is not None:
-            raise TypeError(message)
         raise InvalidArgumentError(None, None, message + f" [Op:{op_name}]")
 
 

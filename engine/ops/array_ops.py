@@ -193,7 +193,8 @@ def _convert_n(values):
 
 
 def _check_index_dtype(op_name, t, attr="Tindices"):
-    if t.dtype not in _INDEX_DTYPES:
+    """Integer indices, or TF's error (a graph node whose row declares its indices checks them itself)."""
+    if t.dtype not in _INDEX_DTYPES and not _dispatch._checked_at_creation(op_name):
         message = (f"Value for attr '{attr}' of {t.dtype.name} is not in the list of allowed values: int16, int32, "
                    f"int64; NodeDef: {{{{node {op_name}}}}}. Indices must be integers: cast them with tf.cast.")
         if ctx.graph is not None:
@@ -597,7 +598,7 @@ def _pack_infer(ic):
 
 _PACK = register_op("Pack", kernel=_pack_kernel, infer=_pack_infer,
                     grad=lambda op, g: unstack(g, num=len(op.inputs), axis=op.attrs.get("axis", 0)),
-                    saves_inputs=False, saves_outputs=False, linear="linear")
+                    saves_inputs=False, saves_outputs=False, linear="linear", inputs="values: N * T")
 
 
 def stack(values, axis=0, name="stack"):
@@ -756,6 +757,7 @@ def _concat_grad(op, grad):
 
 _CONCAT = register_op("ConcatV2", kernel=_concat_kernel, infer=_concat_infer, grad=_concat_grad,
                       saves_inputs=(-1,), saves_outputs=False, linear="linear",
+                      inputs="values: N * T, axis: Tidx", type_attrs={"Tidx": [dtypes.int32, dtypes.int64]},
                       doc="Join tensors along an existing axis. The gradient needs only the axis value (the last "
                           "input) and the shapes of the others.")
 
@@ -1254,6 +1256,8 @@ def _reverse_axes(axes, r, error):
 
 def _reverse_kernel(xp):
     def k(tensor, axis):
+        if tensor.ndim == 0:   # TF's kernel returns a scalar as it is, whatever the axes (its shape function
+            return tensor      # refuses them while a graph is built)
         axes = _reverse_axes(_ints(axis), tensor.ndim, _iae)
         return xp.flip(tensor, axis=axes) if axes else tensor
     return k
@@ -1439,7 +1443,9 @@ def _gather_grad_dynamic(params, indices, axis_t, grad):
 
 
 _GATHER = register_op("GatherV2", kernel=_gather_kernel, infer=_gather_infer, grad=_gather_grad,
-                      saves_inputs=(1, 2), saves_outputs=False, linear="linear")
+                      saves_inputs=(1, 2), saves_outputs=False, linear="linear",
+                      inputs="params: Tparams, indices: Tindices, axis: Taxis",
+                      type_attrs={"Tindices": _INDEX_DTYPES, "Taxis": [dtypes.int32, dtypes.int64]})
 
 
 def gather(params, indices, validate_indices=None, axis=None, batch_dims=0, name=None):
@@ -1507,7 +1513,8 @@ def _gather_nd_infer(ic):
 _GATHER_ND = register_op(
     "GatherNd", kernel=_gather_nd_kernel, infer=_gather_nd_infer,
     grad=lambda op, g: (scatter_nd(op.inputs[1], g, static_or_dynamic_shape(op.inputs[0])), None),
-    saves_inputs=(1,), saves_outputs=False, linear="linear")
+    saves_inputs=(1,), saves_outputs=False, linear="linear",
+    inputs="params: Tparams, indices: Tindices", type_attrs={"Tindices": _INDEX_DTYPES})
 
 
 def _scatter_add(xp, out, coords, values):
@@ -1619,6 +1626,9 @@ def boolean_mask(tensor, mask, axis=None, name="boolean_mask"):
     else:
         s = shape(x)
         x = reshape(x, concat([s[:axis], [-1], s[axis + nm:]], 0))
+        if dims is not None:   # as TF: the static dimensions the dynamic reshape cannot know are set back
+            masked = TensorShape(dims[axis:axis + nm]).num_elements()
+            x.set_shape(dims[:axis] + [masked] + dims[axis + nm:])
     keep = squeeze(where(reshape(m, [-1])), [1])
     return gather(x, keep, axis=axis, name=name)
 
@@ -1660,7 +1670,9 @@ def _one_hot_infer(ic):
     return [(ic.dtype(2), TensorShape(dims[:axis] + [d] + dims[axis:]))]
 
 
-_ONE_HOT = register_op("OneHot", kernel=_one_hot_kernel, infer=_one_hot_infer)
+_ONE_HOT = register_op("OneHot", kernel=_one_hot_kernel, infer=_one_hot_infer,
+                       inputs="indices: TI, depth: int32, on_value: T, off_value: T",
+                       type_attrs={"TI": _ONE_HOT_INDICES})
 
 
 def one_hot(indices, depth, on_value=None, off_value=None, axis=None, dtype=None, name=None):
@@ -1669,7 +1681,7 @@ def one_hot(indices, depth, on_value=None, off_value=None, axis=None, dtype=None
     Indices outside ``[0, depth)`` give an all-``off_value`` row. Not differentiable.
     """
     idx = to_tensor(indices)
-    if idx.dtype not in _ONE_HOT_INDICES:
+    if idx.dtype not in _ONE_HOT_INDICES and ctx.graph is None:   # (a graph node checks it: the row's TI)
         raise InvalidArgumentError(None, None, f"Value for attr 'TI' of {idx.dtype.name} is not in the list of "
                                                f"allowed values: uint8, int8, int32, int64 [Op:OneHot]")
     if dtype is not None:
@@ -1720,7 +1732,8 @@ def _select_infer(ic):
 
 
 _SELECT = register_op("SelectV2", kernel=_select_kernel, infer=_select_infer,
-                      grad=_select_grad, saves_inputs=(0,), saves_outputs=False)
+                      grad=_select_grad, saves_inputs=(0,), saves_outputs=False,
+                      inputs="condition: bool, t: T, e: T")
 
 
 def _where_kernel(xp):

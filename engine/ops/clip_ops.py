@@ -74,8 +74,12 @@ def clip_by_global_norm(t_list, clip_norm, use_norm=None, name=None):
 
 
 def l2_normalize(x, axis=None, epsilon=1e-12, name=None, dim=None):
-    """``x / sqrt(max(sum(x**2, axis), epsilon))``: unit L2 norm along ``axis``."""
+    """``x / sqrt(max(sum(x**2, axis), epsilon))``: unit L2 norm along ``axis``.
+
+    Built as TF builds it: ``epsilon`` is a Python number beside ``x``'s dtype, so an integer ``x``
+    is refused with TF's ``TypeError`` ("Cannot convert 1e-12 to EagerTensor of dtype int32").
+    """
     x = convert_to_tensor(x)
     axis = dim if axis is None and dim is not None else axis
     square_sum = reduction_ops.reduce_sum(math_ops.square(x), axis, keepdims=True)
-    return math_ops.multiply(x, math_ops.rsqrt(math_ops.maximum(square_sum, math_ops.cast(epsilon, x.dtype))))
+    return math_ops.multiply(x, math_ops.rsqrt(math_ops.maximum(square_sum, epsilon)))

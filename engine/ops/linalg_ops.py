@@ -187,9 +187,11 @@ def _batch_matmul_grad(op, grad):
 
 
 _MATMUL = register_op("MatMul", kernel=_matmul_kernel, infer=_matmul_infer, grad=_matmul_grad,
-                      saves_outputs=False, linear="multilinear", doc="Product of two matrices, optionally transposed.")
+                      saves_outputs=False, linear="multilinear", doc="Product of two matrices, optionally transposed.",
+                      inputs="a: T, b: T", type_attrs={"T": _MATMUL_TYPES})
 _BATCH_MATMUL = register_op("BatchMatMulV2", kernel=_batch_matmul_kernel, infer=_batch_matmul_infer,
                             grad=_batch_matmul_grad, saves_outputs=False, linear="multilinear",
+                            inputs="x: T, y: T", type_attrs={"T": _BATCH_MATMUL_TYPES},
                             doc="Batched matrix product; the batch dimensions broadcast.")
 
 

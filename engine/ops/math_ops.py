@@ -139,17 +139,33 @@ def _np_dtypes(allowed):
     return frozenset(d._np for d in allowed if d._np is not None and d is not dtypes.string)
 
 
+def _op_definition(allowed, n_inputs, op_def_dtypes=None):
+    """TF's op definition of an elementwise op: ``x: T`` (and ``y: T``) with T in ``allowed``, or
+    ``x: bool`` (and ``y: bool``) for the logical ops (see ``framework/op_def_library.py``).
+
+    ``op_def_dtypes``: what TF's op definition allows where it is more than the kernels
+    (``Reciprocal`` lists integers but has no CPU kernel for them): such a node builds,
+    and fails when run, as in TF.
+    """
+    names = ["x", "y"][:n_inputs]
+    if allowed == _BOOL:
+        return {"inputs": ", ".join(f"{n}: bool" for n in names)}
+    return {"inputs": ", ".join(f"{n}: T" for n in names), "type_attrs": {"T": op_def_dtypes or allowed}}
+
+
 def _unary(op_name, make_kernel, grad, allowed, saves_inputs=True, saves_outputs=False, infer=None, quiet_fp=True,
-           **traits):
+           op_def_dtypes=None, **traits):
     """Register an elementwise unary op: one row with its kernel, shape function, gradient and traits.
 
-    ``allowed``: the dtypes TF's op definition accepts. ``quiet_fp``: the kernel runs
+    ``allowed``: the dtypes TF's op definition accepts (and the engine has kernels for;
+    ``op_def_dtypes``: see :func:`_op_definition`). ``quiet_fp``: the kernel runs
     without NumPy's floating-point warnings (see :class:`quiet`). ``traits``: the
     row's other facts (``ufunc=``, ``linear=``...; see ``registry.OpDef``).
     """
     return register_op(op_name, kernel=make_kernel, quiet_fp=quiet_fp,
                        infer=infer or _shapes.same_as_input, grad=grad, saves_inputs=saves_inputs,
-                       saves_outputs=saves_outputs, dtypes=allowed, elementwise=True, **traits)
+                       saves_outputs=saves_outputs, dtypes=allowed, elementwise=True,
+                       **_op_definition(allowed, 1, op_def_dtypes), **traits)
 
 
 def _binary(op_name, make_kernel, grad, allowed, out_dtype=None, saves_inputs=True, saves_outputs=False,
@@ -157,7 +173,8 @@ def _binary(op_name, make_kernel, grad, allowed, out_dtype=None, saves_inputs=Tr
     """Register a broadcasting binary op (see :func:`_unary`); ``out_dtype``: bool for comparisons."""
     return register_op(op_name, kernel=make_kernel, quiet_fp=quiet_fp,
                        infer=_shapes.broadcast_infer(out_dtype), grad=grad, saves_inputs=saves_inputs,
-                       saves_outputs=saves_outputs, dtypes=allowed, elementwise=True, **traits)
+                       saves_outputs=saves_outputs, dtypes=allowed, elementwise=True,
+                       **_op_definition(allowed, 2), **traits)
 
 
 def _add_inputs(op_name, x, y):
@@ -381,7 +398,14 @@ _POW = _binary("Pow", _pow_kernel, _pow_grad, _POW_TYPES, saves_outputs=True)
 
 
 def pow(x, y, name=None):
-    """``x ** y`` elementwise. Integer powers refuse negative exponents."""
+    """``x ** y`` elementwise. Integer powers refuse negative exponents (``InvalidArgumentError``, when run).
+
+    A deliberate difference from TF 2.21: inside a ``tf.function`` (and in some ``Session`` graphs)
+    Grappler rewrites ``Pow(x, -1)`` with a constant ``-1`` as ``Reciprocal(x)``, which has no integer
+    CPU kernel, so ``tf.pow(int_tensor, -1)`` there fails with ``NotFoundError`` ("No registered
+    'Reciprocal' OpKernel"). The engine's optimizer makes no such rewrite: the Pow kernel's
+    ``InvalidArgumentError`` is raised in graphs as it is eagerly (and as TF does for ``-2``).
+    """
     return binary_op("Pow", x, y, name)
 
 
@@ -504,6 +528,12 @@ def _mul_operator(x, y, name=None):
     if type(x) is EagerTensor and type(y) is EagerTensor and x._value.dtype != _NP_BOOL \
             and y._value.dtype != _NP_BOOL:
         return multiply(x, y, name=name)
+    # ``bool_tensor * 2``: the number is converted on its own (an int32), as TF's operator does, then
+    # both sides are cast (only ``&``, ``|`` and the logical ops refuse a number beside a bool)
+    if isinstance(x, Tensor) and x.dtype.is_bool and type(y) is int:
+        y = to_tensor(y)
+    elif isinstance(y, Tensor) and y.dtype.is_bool and type(x) is int:
+        x = to_tensor(x)
     x, y = _convert_pair(x, y)
     if x.dtype.is_bool or y.dtype.is_bool:
         return cast(multiply(cast(x, dtypes.int32), cast(y, dtypes.int32)), dtypes.bool, name=name)
@@ -663,7 +693,8 @@ def sigmoid(x, name=None):
 
 _RECIPROCAL = _unary("Reciprocal", lambda xp: xp.reciprocal,
                                   lambda op, g: _zero_where_no_grad(g, multiply(g, negative(square(op.outputs[0])))),
-                                  FLOAT, saves_inputs=False, saves_outputs=True, ufunc="reciprocal")
+                                  FLOAT, saves_inputs=False, saves_outputs=True, ufunc="reciprocal",
+                                  op_def_dtypes=FLOAT | _SIGNED_INT)
 
 
 def _reciprocal(x, name=None):
@@ -785,10 +816,15 @@ def is_finite(x, name=None):
 
 
 def reciprocal(x, name=None):
-    """``1 / x`` for floats. (TF's op definition lists integers but has no CPU kernel for them.)"""
+    """``1 / x`` for floats.
+
+    TF's op definition lists the signed integers but its CPU has no kernel for them: eagerly that is
+    a ``NotFoundError``; a graph node of int32 builds, and running it is TF's ``InvalidArgumentError``
+    ("No OpKernel was registered to support Op 'Reciprocal'"), checked when the plan is made.
+    """
     if type(x) is not EagerTensor:
         x = to_tensor(x)
-    if x.dtype in _SIGNED_INT:
+    if x.dtype in _SIGNED_INT and ctx.graph is None:
         _no_kernel("Reciprocal", x, FLOAT)
     return _reciprocal(x, name=name)
 
@@ -1008,7 +1044,8 @@ def _add_n_grad(op, grad):
 
 
 _ADD_N = register_op("AddN", kernel=_add_n_kernel, infer=_add_n_infer, grad=_add_n_grad, saves_inputs=False,
-                     saves_outputs=False, linear="linear",
+                     saves_outputs=False, linear="linear", inputs="inputs: N * T", quiet_fp=True,
+                     type_attrs={"T": NUMERIC | frozenset([dtypes.variant])},
                      doc="Sum of a list of same-shaped tensors (no broadcasting).")
 
 

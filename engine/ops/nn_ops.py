@@ -75,7 +75,8 @@ def _fmt(shape):
 def _unary_op(name, kernel, grad, allowed, saves_inputs, saves_outputs, doc, **traits):
     """An elementwise activation: its row (kernel, shape, gradient, traits) and its public function."""
     op = register_op(name, kernel=kernel, infer=_shapes.same_as_input, grad=grad, saves_inputs=saves_inputs,
-                     saves_outputs=saves_outputs, doc=doc, elementwise=True, **traits)
+                     saves_outputs=saves_outputs, doc=doc, elementwise=True, inputs="features: T",
+                     type_attrs={"T": allowed}, **traits)
 
     def run(x, name=None, **attrs):
         x = to_tensor(x)
@@ -433,9 +434,11 @@ def _log_softmax_grad(op, grad):
 
 
 _SOFTMAX = register_op("Softmax", kernel=_softmax_kernel, infer=_softmax_infer, grad=_softmax_grad,
-                       saves_inputs=False, saves_outputs=True, doc="Softmax over the last axis.")
+                       saves_inputs=False, saves_outputs=True, doc="Softmax over the last axis.",
+                       inputs="logits: T", type_attrs={"T": FLOAT})
 _LOG_SOFTMAX = register_op("LogSoftmax", kernel=_log_softmax_kernel, infer=_softmax_infer, grad=_log_softmax_grad,
-                           saves_inputs=False, saves_outputs=True, doc="Log-softmax over the last axis.")
+                           saves_inputs=False, saves_outputs=True, doc="Log-softmax over the last axis.",
+                           inputs="logits: T", type_attrs={"T": FLOAT})
 
 
 def _on_axis(op, x, axis, name):
@@ -460,6 +463,12 @@ def softmax(logits, axis=None, name=None):
     """``exp(x) / sum(exp(x))`` along ``axis`` (default: the last axis).
 
     Gradient: ``(g - sum(g * s)) * s`` in engine ops, so it can be differentiated again.
+
+    A row holding a NaN is NaN throughout, as the formula says and as TF computes it on GPU or with
+    ``TF_ENABLE_ONEDNN_OPTS=0``. A deliberate difference from TF 2.21's default x86 CPU build, whose
+    oneDNN softmax gives 0 for the row's other entries (``softmax([nan, 1.]) == [nan, 0.]``), and
+    refuses a scalar with oneDNN's ``AbortedError`` ("Input dims must be <= 5 and >=1") where the
+    engine, as TF without oneDNN, raises ``InvalidArgumentError`` ("logits must have >= 1 dimension").
     """
     x = to_tensor(logits)
     check_dtype("Softmax", x, FLOAT, "logits")
@@ -873,6 +882,10 @@ def _bias_add_infer(ic):
         axis = _channel_axis(ic.attrs.get("data_format", "NHWC"), v.rank)
         if b.rank == 1 and v[axis] is not None and b[0] is not None and v[axis] != b[0]:
             ic.error(f"Dimensions must be equal, but are {v[axis]} and {b[0]}")
+        if b.rank == 1 and v[axis] is None and b[0] is not None:   # TF merges the channel with the bias's length
+            dims = v.as_list()
+            dims[axis] = b[0]
+            v = TensorShape(dims)
     return [(ic.dtype(0), v)]
 
 
@@ -906,6 +919,7 @@ def _bias_add_grad_grad(op, grad):
 
 _BIAS_ADD = register_op("BiasAdd", kernel=_bias_add_kernel, infer=_bias_add_infer, grad=_bias_add_grad,
                         saves_inputs=False, saves_outputs=False, linear="linear",
+                        inputs="value: T, bias: T", type_attrs={"T": _REAL},
                         doc="value + bias along the channel axis.")
 _BIAS_ADD_GRAD = register_op("BiasAddGrad", kernel=_bias_add_grad_kernel, infer=_bias_add_grad_infer,
                              grad=_bias_add_grad_grad, saves_inputs=False, saves_outputs=False,

@@ -64,9 +64,11 @@ def _operator(op_type, graph_name):
     return forward, reflected
 
 
-def _bool_or_bitwise(logical, bitwise):
+def _bool_or_bitwise(logical, bitwise, logical_op, bitwise_op):
+    """``&``, ``|``, ``^``: the logical op on bool tensors, the bitwise op on integers. A Python number
+    beside a bool tensor is refused (TF: "Cannot convert 1 to EagerTensor of dtype bool")."""
     def forward(x, y):
-        x, y = _as_pair(x, y)
+        x, y = _as_pair(x, y, logical_op, bitwise_op)
         return logical(x, y) if x.dtype.is_bool else bitwise(x, y)
 
     def reflected(y, x):
@@ -74,8 +76,10 @@ def _bool_or_bitwise(logical, bitwise):
     return forward, reflected
 
 
-def _as_pair(x, y):
-    return binary_inputs("Logical", x, y)
+def _as_pair(x, y, logical_op, bitwise_op):
+    tensor = x if isinstance(x, Tensor) else y
+    is_bool = isinstance(tensor, Tensor) and tensor.dtype.is_bool
+    return binary_inputs(logical_op if is_bool else bitwise_op, x, y)
 
 
 def _invert(x):
@@ -138,9 +142,10 @@ def install(cls):
     cls.__matmul__ = _matmul
     cls.__rmatmul__ = lambda y, x: linalg_ops.matmul(x, y, name="matmul")
     for name, (forward, reflected) in {
-        "and": _bool_or_bitwise(math_ops.logical_and, math_ops.bitwise_and),
-        "or": _bool_or_bitwise(math_ops.logical_or, math_ops.bitwise_or),
-        "xor": _bool_or_bitwise(math_ops.logical_xor, math_ops.bitwise_xor),
+        "and": _bool_or_bitwise(math_ops.logical_and, math_ops.bitwise_and, "LogicalAnd", "BitwiseAnd"),
+        # (TF's logical_xor is (x | y) & ~(x & y): its first op, and the one its errors name, is LogicalOr)
+        "or": _bool_or_bitwise(math_ops.logical_or, math_ops.bitwise_or, "LogicalOr", "BitwiseOr"),
+        "xor": _bool_or_bitwise(math_ops.logical_xor, math_ops.bitwise_xor, "LogicalOr", "BitwiseXor"),
     }.items():
         setattr(cls, f"__{name}__", forward)
         setattr(cls, f"__r{name}__", reflected)

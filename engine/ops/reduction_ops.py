@@ -378,13 +378,15 @@ def _maxmin(op_name, fn_name):
 
 
 def _reduction(op_name, make_kernel, grad, allowed, saves_inputs=True, saves_outputs=False, doc="", **traits):
+    definition = {"inputs": "input: bool, reduction_indices: Tidx"} if allowed is _BOOL else \
+        {"inputs": "input: T, reduction_indices: Tidx", "type_attrs": {"T": allowed}}
     op = register_op(op_name, kernel=make_kernel, infer=_reduce_infer, grad=grad,
-                     saves_inputs=saves_inputs, saves_outputs=saves_outputs, doc=doc, **traits)
+                     saves_inputs=saves_inputs, saves_outputs=saves_outputs, doc=doc, **definition, **traits)
 
     def public(input_tensor, axis=None, keepdims=False, name=None):
         x = to_tensor(input_tensor)
         if x.dtype not in allowed:
-            if allowed is _BOOL:   # TF words this one as a dtype mismatch
+            if allowed is _BOOL and ctx.graph is None:   # TF words this one as a dtype mismatch
                 raise InvalidArgumentError(
                     None, None, f"cannot compute {op_name} as input #0(zero-based) was expected to be a bool "
                                 f"tensor but is a {x.dtype.name} tensor [Op:{op_name}]")
@@ -407,7 +409,7 @@ def _all_axes(x):
 
 
 _SUM, reduce_sum = _reduction(
-    "Sum", _simple("Sum", "add", "sum"), _sum_grad, NUMERIC, saves_inputs=(1,), linear="linear",
+    "Sum", _simple("Sum", "add", "sum"), _sum_grad, NUMERIC, saves_inputs=(1,), linear="linear", quiet_fp=True,
     doc="Sum over ``axis`` (all axes if None). Integer sums keep their dtype (and wrap), as in TF.")
 _MEAN, reduce_mean = _reduction(
     "Mean", _quiet_factory(_mean_kernel), _mean_grad, NUMERIC, saves_inputs=(1,), linear="linear",
@@ -419,7 +421,7 @@ _MIN, reduce_min = _reduction(
     "Min", _maxmin("Min", "amin"), _min_max_grad, NUMERIC, saves_outputs=True,
     doc="Min over ``axis`` (NaN wins); the gradient is shared equally among tied minima.")
 _PROD, reduce_prod = _reduction(
-    "Prod", _simple("Prod", "multiply", "prod"), _prod_grad, NUMERIC,
+    "Prod", _simple("Prod", "multiply", "prod"), _prod_grad, NUMERIC, quiet_fp=True,
     doc="Product over ``axis``; the gradient is exact even when elements are zero.")
 _ANY, reduce_any = _reduction("Any", _simple("Any", "logical_or", "any", dtype_arg=False), None, _BOOL,
                               doc="Logical OR over ``axis`` (bool tensors only).")
@@ -542,24 +544,31 @@ def _arg_kernel(xp, is_max):
 
 
 def _arg_infer(ic):
+    """TF's ``ArgOpShape``: a scalar or a vector reduces to a scalar *whatever the axis*, so an
+    out-of-range axis there is left to the kernel (``InvalidArgumentError`` when the graph runs);
+    for rank >= 2 a known axis out of range is a ``ValueError`` now."""
     x = ic.shape(0)
     out_type = ic.attrs.get("output_type", dtypes.int64)
     axis = ic.constant_value(1)
     if x.rank is None:
         return [(out_type, TensorShape(None))]
+    if x.rank <= 1:
+        return [(out_type, TensorShape([]))]
     if axis is None:
         return [(out_type, TensorShape([None] * (x.rank - 1)))]
     a = int(np.ravel(axis)[0])
     if not -x.rank <= a < x.rank:
-        raise ValueError(f"Expected dimension in the range [{-x.rank}, {x.rank}), but got {a} for "
-                         f"'{{{{node {ic.op_name}}}}}' with input shapes: {_shapes.fmt(x)}, [].")
+        raise ValueError(f"Dimension ({a}) must be in the range [{-x.rank}, {x.rank}), where {x.rank} is the number "
+                         f"of dimensions in the input. for '{{{{node {ic.op_name}}}}}' with input shapes: "
+                         f"{_shapes.fmt(x)}, [].")
     a %= x.rank
     return [(out_type, TensorShape([d for i, d in enumerate(x.as_list()) if i != a]))]
 
 
-_ARGMAX = register_op("ArgMax", kernel=lambda xp: _arg_kernel(xp, True), infer=_arg_infer,
+_ARG_DEFINITION = {"inputs": "input: T, dimension: Tidx", "type_attrs": {"T": NUMERIC | _BOOL, "Tidx": _INDEX_TYPES}}
+_ARGMAX = register_op("ArgMax", kernel=lambda xp: _arg_kernel(xp, True), infer=_arg_infer, **_ARG_DEFINITION,
                       doc="Index of the largest value along an axis (first one on ties). Not differentiable.")
-_ARGMIN = register_op("ArgMin", kernel=lambda xp: _arg_kernel(xp, False), infer=_arg_infer,
+_ARGMIN = register_op("ArgMin", kernel=lambda xp: _arg_kernel(xp, False), infer=_arg_infer, **_ARG_DEFINITION,
                       doc="Index of the smallest value along an axis (first one on ties). Not differentiable.")
 
 
@@ -631,13 +640,12 @@ def _scan_kernel(xp, name, is_sum):
 
 
 def _scan_infer(ic):
-    x = ic.shape(0)
-    axis = ic.constant_value(1)
-    if axis is not None and x.rank is not None:
-        a = int(np.ravel(axis)[0]) if np.ndim(axis) else int(axis)
-        if not -x.rank <= a < x.rank:
-            raise ValueError(f"ScanOp: Expected scan axis in the range [{-x.rank}, {x.rank}), but got {a}")
-    return [(ic.dtype(0), x)]
+    """TF's shape function for ``Cumsum``/``Cumprod``: the axis must be a scalar, and the output is shaped
+    like ``x``. It does not check the axis's *value*: out of range, that is the kernel's
+    ``InvalidArgumentError`` when the graph runs ("ScanOp: Expected scan axis in the range ...")."""
+    if ic.shape(1).rank not in (None, 0):
+        ic.error(f"Shape must be rank 0 but is rank {ic.shape(1).rank}")
+    return [(ic.dtype(0), ic.shape(0))]
 
 
 def _cumsum_grad(op, grad):
@@ -658,10 +666,13 @@ def _cumprod_grad(op, grad):
     return math_ops.divide_no_nan(out, x), None
 
 
+_SCAN_DEFINITION = {"inputs": "x: T, axis: Tidx", "type_attrs": {"T": NUMERIC, "Tidx": _INDEX_TYPES}}
 _CUMSUM = register_op("Cumsum", kernel=lambda xp: _scan_kernel(xp, "Cumsum", True), infer=_scan_infer,
+                      **_SCAN_DEFINITION,
                       grad=_cumsum_grad, saves_inputs=(1,), saves_outputs=False, linear="linear",
                       doc="Running sum along an axis; attrs ``exclusive`` and ``reverse``.")
 _CUMPROD = register_op("Cumprod", kernel=lambda xp: _scan_kernel(xp, "Cumprod", False), infer=_scan_infer,
+                       **_SCAN_DEFINITION,
                        grad=_cumprod_grad, saves_inputs=True, saves_outputs=True,
                        doc="Running product along an axis; attrs ``exclusive`` and ``reverse``.")
 
@@ -670,7 +681,7 @@ def _scan(op, x, axis, exclusive, reverse, name):
     x = to_tensor(x)
     check_dtype(op.name, x, NUMERIC, "x")
     if isinstance(axis, Tensor):
-        if axis.dtype not in _INDEX_TYPES:
+        if axis.dtype not in _INDEX_TYPES and ctx.graph is None:   # (a graph node checks its row's Tidx)
             raise InvalidArgumentError(
                 None, None, f"Value for attr 'Tidx' of {axis.dtype.name} is not in the list of allowed values: "
                             f"int32, int64; NodeDef: {{{{node {op.name}}}}} [Op:{op.name}]")

@@ -20,6 +20,11 @@ Gradients (TF's): sums *gather* the output gradient back to the rows
 each segment's gradient evenly among the rows that attained the extremum; prod
 uses ``product / x``, with the zero cases handled separately.
 
+NaN in max/min (a deliberate difference): a segment holding a NaN is NaN here, as
+``tf.reduce_max`` is in TF. TF 2.21's CPU segment kernels fold each segment in row order with
+``acc = x if not x < acc``, so a NaN is forgotten by the next row (``segment_max([2., nan, .5],
+[0, 0, 0])`` is ``0.5`` in TF, ``nan`` here), and only a NaN in the segment's last row survives.
+
 ``DynamicPartition`` sends each row to output ``partitions[i]``;
 ``DynamicStitch`` interleaves tensors back by index (later indices win). Each
 is built into the other's gradient. ``DenseBincount`` (``tf.math.bincount``)
@@ -34,6 +39,7 @@ from ..framework.registry import register_op
 from ..framework.tensor import Tensor, convert_to_tensor
 from ..framework.tensor_shape import TensorShape
 from . import _shapes, array_ops, math_ops, reduction_ops
+from . import _dispatch
 from ._dispatch import NUMERIC, check_dtype, check_same_dtype, execute, int_tensor, to_tensor
 
 __all__ = ["dynamic_partition", "dynamic_stitch"]
@@ -48,7 +54,8 @@ def _iae(message):
 
 
 def _check_ids(op_name, ids, what="segment_ids", attr="Tindices"):
-    if ids.dtype not in _INDEX:
+    """Integer ids, or TF's error (eagerly; a graph node checks them from its row's op definition)."""
+    if ids.dtype not in _INDEX and not _dispatch._checked_at_creation(op_name):
         message = (f"Value for attr '{attr}' of {ids.dtype.name} is not in the list of allowed values: int16, "
                    f"int32, int64; NodeDef: {{{{node {op_name}}}}}; {what} must be integers: cast them with tf.cast.")
         if ctx.graph is not None:
@@ -194,6 +201,8 @@ def _register_unsorted(kind, grad, saves_inputs, saves_outputs):
     name = "UnsortedSegment" + kind.capitalize()
     return register_op(name, kernel=math_ops._quiet_factory(_unsorted_kernel(kind)), infer=_unsorted_infer,
                        grad=grad, saves_inputs=saves_inputs, saves_outputs=saves_outputs,
+                       inputs="data: T, segment_ids: Tindices, num_segments: Tnumsegments",
+                       type_attrs={"T": NUMERIC, "Tindices": _INDEX, "Tnumsegments": _INDEX - {dtypes.int16}},
                        doc=f"{kind} of the rows of data sharing a segment id, for ids in [0, num_segments).")
 
 
@@ -375,6 +384,8 @@ def _segment_prod_grad(op, grad):
 def _register_sorted(kind, grad, saves_inputs, saves_outputs):
     return register_op("Segment" + kind.capitalize(), kernel=math_ops._quiet_factory(_sorted_kernel(kind)),
                        infer=_sorted_infer, grad=grad, saves_inputs=saves_inputs, saves_outputs=saves_outputs,
+                       inputs="data: T, segment_ids: Tindices",
+                       type_attrs={"T": NUMERIC, "Tindices": _INDEX},
                        doc=f"{kind} over runs of equal, sorted segment ids (empty segments: "
                            f"{1 if kind == 'prod' else 0}).")
 

@@ -25,9 +25,9 @@ import numpy as np
 from ..framework import dtypes
 from ..framework.context import ctx
 from ..framework.errors import InvalidArgumentError
-from ..framework.registry import register_op
+from ..framework.registry import no_registered_gradient, register_op
 from ..framework.tensor_shape import TensorShape
-from . import _shapes, array_ops, math_ops
+from . import _shapes, array_ops, math_ops, slicing
 from ._dispatch import NUMERIC, check_dtype, check_same_dtype, execute, int_tensor, to_tensor
 
 __all__ = ["sort", "argsort", "unique", "unique_with_counts", "searchsorted"]
@@ -135,6 +135,7 @@ def _top_k_grad(op, grad, _grad_indices):
 
 
 _TOP_K = register_op("TopKV2", kernel=_top_k_kernel, infer=_top_k_infer, grad=_top_k_grad, num_outputs=2,
+                     inputs="input: T, k: Tk", type_attrs={"T": NUMERIC},
                      saves_inputs=False, saves_outputs=(1,),
                      doc="The k largest entries along the last axis, and their indices (ties: lower index first).")
 
@@ -172,6 +173,10 @@ def _descending_sort(values, axis, return_argsort):
     if r is None:
         raise ValueError("sort needs a tensor of known rank (the engine transposes the sorted axis to the end)")
     if r == 0 or not -r <= axis < r:
+        # TF's ``_descending_sort`` starts with ``k = tf.shape(values)[axis]``: an axis out of range
+        # fails in that StridedSlice, as a ValueError of its shape function while a graph is built,
+        # as its kernel's InvalidArgumentError eagerly. The engine builds the same slice to fail alike.
+        slicing.getitem(array_ops.shape(values), axis)
         raise InvalidArgumentError(None, None, f"slice index {axis} of dimension 0 out of bounds: axis {axis} is "
                                                f"out of range for a tensor of rank {r} (shape {_fmt(values.shape)}) "
                                                f"[Op:TopKV2]")
@@ -272,9 +277,11 @@ def _unique_infer_n(n):
 
 
 _UNIQUE = register_op("Unique", kernel=_unique_kernel, infer=_unique_infer_n(2), num_outputs=2,
+                      grad=no_registered_gradient, saves_inputs=False, saves_outputs=False, inputs="x: T",
                       doc="Distinct values of a 1-D tensor (first-appearance order) and each element's index.")
 _UNIQUE_WITH_COUNTS = register_op("UniqueWithCounts", kernel=_unique_with_counts_kernel,
-                                  infer=_unique_infer_n(3), num_outputs=3,
+                                  infer=_unique_infer_n(3), num_outputs=3, grad=no_registered_gradient,
+                                  saves_inputs=False, saves_outputs=False, inputs="x: T",
                                   doc="Unique, plus how many times each distinct value occurs.")
 
 
