@@ -20,10 +20,16 @@ ARGS   ?=
 
 # JupyterLab serves the repository root, where nbgrader_config.py configures nbgrader (its formgrader
 # needs the course root inside the server root), and opens course/. Jupyter refuses to run as root
-# unless told (containers often run as root).
+# unless told (containers often run as root). `python` is the course's everywhere in JupyterLab, so
+# `python -m autograder check A1.ipynb` means the same in a notebook cell and in a terminal:
+# .venv/bin goes first on PATH (the kernels and their `!` commands inherit it), and a terminal is bash
+# with .venv/bin/activate as its startup file. (jupyter_server's default, a login shell, reads
+# /etc/profile, which resets PATH; ~/.bashrc may put pyenv's or conda's python first.)
 lab: $(VENV)/.installed-$(HASH)
 	PATH="$(CURDIR)/$(VENV)/bin:$$PATH" "$(CURDIR)/$(VENV)/bin/jupyter" lab --ServerApp.root_dir="$(CURDIR)" \
-		--LabApp.default_url=/lab/tree/course/lessons/00_start_here.ipynb $(if $(filter 0,$(shell id -u)),--allow-root) $(ARGS)
+		--LabApp.default_url=/lab/tree/course/lessons/00_start_here.ipynb \
+		$(if $(shell command -v bash),--ServerApp.terminado_settings=shell_command="bash --rcfile '$(CURDIR)/$(VENV)/bin/activate' -i") \
+		$(if $(filter 0,$(shell id -u)),--allow-root) $(ARGS)
 
 test: $(VENV)/.installed-test-$(HASH)
 	$(PY) -m pytest $(ARGS)

@@ -4,14 +4,24 @@ Sources are the assignments in solutions/, released into course/assignments/; gr
 grading/ (gradebook, submissions, feedback, and the exchange through which the assignment list hands
 out released assignments), which is not committed. Set COURSE_GRADING_DIR to put it elsewhere.
 
+Autograding (the formgrader's Autograde button, `nbgrader autograde`) goes through the course's
+sandboxed grader, configured by the same function as `python -m autograder grade`
+(autograder.batch.configure): nbgrader's own Execute, which would run a student's code in a
+Jupyter kernel with the instructor's rights, is not in the chain.
+
 `make lab` serves the repository root (nbgrader's formgrader needs the course root inside the server
 root) and opens course/.
 """
 import os
+import sys
 
 c = get_config()  # noqa: F821
 _here = os.path.dirname(os.path.abspath(__file__))
-_grading = os.path.abspath(os.environ.get("COURSE_GRADING_DIR") or os.path.join(_here, "grading"))
+if _here not in sys.path:  # the autograder package, also where the project is not installed
+    sys.path.insert(0, _here)
+from autograder.batch import configure, db_url, grading_dir  # noqa: E402
+
+_grading = grading_dir()
 c.CourseDirectory.root = _here
 c.CourseDirectory.course_id = "tf-internals"
 c.CourseDirectory.source_directory = "solutions"
@@ -19,7 +29,7 @@ c.CourseDirectory.release_directory = os.path.join("course", "assignments")
 c.CourseDirectory.submitted_directory = os.path.join(_grading, "submitted")
 c.CourseDirectory.autograded_directory = os.path.join(_grading, "autograded")
 c.CourseDirectory.feedback_directory = os.path.join(_grading, "feedback")
-c.CourseDirectory.db_url = "sqlite:///" + os.path.join(_grading, "gradebook.db")
+c.CourseDirectory.db_url = db_url(_grading)
 c.CourseDirectory.ignore = [".ipynb_checkpoints", "*.pyc", "__pycache__", "*.py"]
 c.Exchange.root = os.path.join(_grading, "exchange")
-c.ClearSolutions.code_stub = {"python": "# YOUR CODE HERE\nraise NotImplementedError()"}
+configure(c, _grading)

@@ -114,11 +114,13 @@ def _failed(task, message):
     return {"score": 0.0, "points": task.points, "test_cell": task.test_cell, "messages": [message]}
 
 
-def grade_notebook(path, seed, n=4, item_timeout=10.0, total_timeout=60.0, hide=(), assignment="A1", pool=None):
+def grade_notebook(path, seed, n=4, item_timeout=10.0, total_timeout=60.0, assignment="A1", pool=None,
+                   require_isolation=True):
     """Per-task results: {task: {"score", "points", "messages"}}, plus "_notes"/"_isolation".
 
     ``pool``: a :class:`sandbox.WorkerPool` for this assignment, shared by a batch (else one is made
-    for this call)."""
+    for this call, refusing to run without namespaces unless ``require_isolation`` is False: a
+    student's self-check of their own code)."""
     spec = assignments.get(assignment)
     sub = nbformat.read(path, as_version=4)
     rel = release_notebook(spec.NAME)
@@ -126,7 +128,8 @@ def grade_notebook(path, seed, n=4, item_timeout=10.0, total_timeout=60.0, hide=
     plan = prepare_plan(spec, cells, seed, n)
     with contextlib.ExitStack() as stack:
         if pool is None:
-            pool = stack.enter_context(sandbox.WorkerPool(hide, absent=spec.ABSENT, assignment=spec.NAME))
+            pool = stack.enter_context(sandbox.WorkerPool(absent=spec.ABSENT, assignment=spec.NAME,
+                                                          require_isolation=require_isolation))
         done, cells_failed, run_notes, isolation = sandbox.run(
             plan, item_timeout=item_timeout, total_timeout=total_timeout, pool=pool)
     results = {}
@@ -149,6 +152,9 @@ def grade_notebook(path, seed, n=4, item_timeout=10.0, total_timeout=60.0, hide=
                               "test_cell": task.test_cell, "messages": list(msgs)}
     for i, err in sorted(cells_failed.items()):
         notes.append(f"code cell {i} raised {err}")
+    if isolation != "namespaces":
+        run_notes.append("this machine gives no private namespaces: your code ran with limits but could see the "
+                         "machine (fine for a self-check of your own code; grading refuses to run like this)")
     results["_notes"] = notes + run_notes
     results["_isolation"] = isolation
     return results

@@ -9,43 +9,51 @@ every submission sees exactly the same process, and one submission cannot leave 
 behind for the next: its child, and everything the child started, is gone before the
 next one is forked.
 
-Isolation, in layers (each one closes a hole that plain nbgrader leaves open):
+Isolation, by construction (``jail.py`` builds it; each layer closes a hole that plain
+nbgrader leaves open):
 
-* **A private copy.** Each child runs in a fresh temporary directory (its working
-  directory and HOME) holding only its plan (generated inputs, deleted once read); the
-  zygote's copy of ``engine/``, ``worker.py`` and the harnesses is mounted read-only. The
-  engine copy lacks the mechanism the assignment asks for (``absence.py``): the
+* **A machine with nothing on it.** The zygote takes private mount and network namespaces
+  (an ordinary user first takes a user namespace, root of nothing but its own namespaces)
+  and moves into a new root filesystem that holds, read-only, only ``/usr``, the Python
+  installation and its site-packages, and the pool's copy of ``engine/``, ``worker.py`` and
+  the harnesses (at ``/sandbox``). The repository, home folders, the grading workspace
+  (gradebook, other students' submissions), another checkout's solutions, the host's
+  ``/tmp`` with its Unix sockets: none of it is in that root, so no list of what to hide
+  can be incomplete. The network namespace has no network, and no abstract socket of the
+  host. The engine copy lacks the mechanism the assignment asks for (``absence.py``): the
   reference executor, say, is cut out of it, so a submission cannot call it.
-  ``../../../source`` leads nowhere.
+* **A fresh, private box per submission.** Each child takes a mount namespace and a PID
+  namespace of its own. Its first process runs the student's code: it sees only its own
+  processes in its own ``/proc`` (not the zygote, not the grader), and when it ends the
+  kernel kills everything it started. Its ``/tmp`` (its working folder and HOME) and
+  ``/dev/shm`` are private tmpfs mounts, capped (``TMP_MB``, ``SHM_MB``) and taken out of
+  its memory limit, and gone with it. Its box (the plan in, the results out) is shown
+  read-only at ``/io``; it writes its results through one file it opened before.
+* **No privilege.** Before the student's code runs, the child gives up every privilege:
+  as root it becomes ``nobody``; then it enters a user namespace of its own, where the
+  mounts it was given are locked in place and the kernel counts its processes apart. The
+  zygote is not dumpable: a child can neither trace it nor read its memory.
 * **Nothing of the course on its path or in its environment.** ``python -S`` (no site
-  hooks, so no editable install pointing at the repository) with ``PYTHONPATH`` = the
-  pristine copy + the interpreter's site-packages; a minimal environment.
-* **Not reachable.** Where user namespaces work (``unshare -Urmn``), the zygote gets its
-  own mount and network namespaces in which the repository's ``solutions/``,
-  ``autograder/``, ``tests/``, ``course/``, ``.git`` and the grading workspace
-  (gradebook, other students) are covered by empty tmpfs mounts, and there is no
-  network. Each child then enters a user namespace of its own, nested in the zygote's
-  (it keeps no capability over the zygote, which is also not dumpable: it cannot be
-  traced or have its memory read), and a PID namespace of its own, whose first process
-  runs the student's code: when it ends, every process it started is killed by the
-  kernel. Without user namespaces (some CI containers) the other layers still hold and
-  the report says ``isolation: basic``.
-* **Not root.** When grading runs as root, the zygote drops to ``nobody`` (uid 65534)
-  before importing anything: root is exempt from ``RLIMIT_NPROC`` and may read anything.
-  Where the Python installation lies under a folder ``nobody`` cannot enter (``/root``
-  with pyenv), that folder is covered, in the private mount namespace only, by an empty
-  tmpfs into which just the installation is mounted back.
+  hooks) with ``PYTHONPATH`` = the pristine copy + the interpreter's site-packages (with
+  any course package installed there masked); a minimal environment. The grader's expected
+  values, scores and gradebook are never in the sandbox's memory: it only sends inputs and
+  reads outputs (``worker.py``).
 * **Limits.** ``resource.setrlimit`` in the child (address space, CPU seconds, number of
   processes, file size), a per-item wall-clock timeout and a total one; the child's whole
   process group gets SIGKILL, so a SIGINT-proof loop cannot hang the batch.
 * **Crash recovery.** If the child dies (``os._exit``, a segfault, a timeout), the last
   ``*_start`` event names the culprit (a cell or a task); it is skipped and a new child
-  runs what is left, so only unfinished work is lost. If the zygote itself dies (a child
-  may signal it), the pool starts a new one.
+  runs what is left, so only unfinished work is lost. If the zygote itself dies, the pool
+  starts a new one.
 
-Deliberate limits: ``/tmp`` is shared with the machine (a submission can leave a file
-there that a *later submission's own code* could read, which gives it nothing it could
-not have copied anyway); the kernel and the CPU are shared.
+Where the kernel refuses these namespaces (user namespaces disabled, or restricted by
+AppArmor), a pool refuses to start (:class:`IsolationUnavailable`, a message saying what to
+enable) rather than grade unsafely. Only a student's self-check of their own code
+(``require_isolation=False``) then runs with ``basic`` isolation: the limits and the engine
+copy, in a process that can see the machine, and the report says so.
+
+Deliberate limits: the kernel and the CPU are shared; the box itself is on the host's disk
+(its results file is capped by the file-size limit).
 """
 import json
 import os
@@ -61,7 +69,15 @@ REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 WORKER = os.path.join(os.path.dirname(os.path.abspath(__file__)), "worker.py")
 HARNESSES = os.path.join(os.path.dirname(os.path.abspath(__file__)), "harness")
 NOBODY = 65534
-_UNSHARE = None  # None: not probed yet; False: unavailable; else the unshare executable
+JAIL = os.path.join(os.path.dirname(os.path.abspath(__file__)), "jail.py")
+TMP_MB, SHM_MB = 64, 32  # each child's private /tmp and /dev/shm (taken out of its memory limit)
+SYSTEM = ("/usr", "/bin", "/sbin", "/lib", "/lib64", "/lib32", "/libx32", "/etc/ld.so.cache")
+COURSE_PACKAGES = ("engine", "autograder", "solutions", "tests", "course")  # masked if installed into site-packages
+_PROBED = None  # None: not probed yet; else (works, why)
+
+
+class IsolationUnavailable(RuntimeError):
+    """The kernel refuses the namespaces the sandbox is built from: grading would not be safe."""
 
 
 def _site_packages():
@@ -69,43 +85,44 @@ def _site_packages():
     return os.path.dirname(os.path.dirname(numpy.__file__))
 
 
-def hidden_paths(extra=()):
-    paths = [os.path.join(REPO, p) for p in ("solutions", "autograder", "tests", "course", ".git")]
-    return [p for p in list(paths) + list(extra) if os.path.isdir(p)]
+def read_only_paths():
+    """What the sandbox's root shows of this machine, read-only: the system's programs and libraries,
+    the Python installation and its site-packages. Nothing else: no home folder, no repository."""
+    return list(SYSTEM) + sorted({sys.base_prefix, _site_packages()})
 
 
-def _as_user(uid):
-    return {} if uid is None else {"user": uid, "group": uid, "extra_groups": []}
+def refusal(why):
+    return ("refusing to grade: the sandbox is built from Linux namespaces, which this machine does not let "
+            f"this user create ({why}). Enable unprivileged user namespaces (Ubuntu 23.10 and later: "
+            "`sudo sysctl kernel.apparmor_restrict_unprivileged_userns=0`; elsewhere: "
+            "`sudo sysctl user.max_user_namespaces=15000`), or grade as root")
 
 
-def _probe(cmd):
-    probe = tempfile.mkdtemp(prefix="grade-probe-")
-    os.chmod(probe, 0o755)
-    try:
-        return subprocess.run(cmd + ["sh", "-c", f"mount -t tmpfs none '{probe}' && mount --bind '{probe}' '{probe}' "
-                                                 f"&& mount -o remount,bind,ro '{probe}'"],
-                              capture_output=True, timeout=10).returncode == 0
-    except (OSError, subprocess.SubprocessError):
-        return False
-    finally:
-        os.rmdir(probe)
-
-
-def unshare_works():
-    """How can we make private mount + network namespaces? (cached)
-
-    Returns the ``unshare`` command prefix, or False. As root: ``unshare -mn`` (the worker then
-    drops to ``nobody`` inside); otherwise an unprivileged user namespace, ``unshare -Urmn``.
-    """
-    global _UNSHARE
-    if _UNSHARE is None:
-        exe = shutil.which("unshare")
-        _UNSHARE = False
-        if exe and sys.platform.startswith("linux"):
-            cmd = [exe, "-mn"] if os.geteuid() == 0 else [exe, "-Urmn"]
-            if _probe(cmd):
-                _UNSHARE = cmd
-    return _UNSHARE
+def namespaces_available():
+    """Can this process build the sandbox's private root? Returns ``(works, why_not)`` (probed once,
+    by a throwaway process doing what the zygote does)."""
+    global _PROBED
+    if _PROBED is None:
+        if not sys.platform.startswith("linux"):
+            _PROBED = (False, "not Linux")
+        else:
+            work = tempfile.mkdtemp(prefix="grade-probe-")
+            try:
+                for d in ("root", "sandbox", "boxes"):
+                    os.makedirs(os.path.join(work, d))
+                code = ("import sys, os; sys.path.insert(0, sys.argv[1]); import jail\n"
+                        "try:\n    jail.enter_private_root(sys.argv[2], sys.argv[3:], sys.argv[2][:-4] + 'sandbox', "
+                        "sys.argv[2][:-4] + 'boxes')\nexcept OSError as e:\n    print(e); sys.exit(1)\n"
+                        "print('ok')\n")
+                out = subprocess.run([sys.executable, "-S", "-c", code, os.path.dirname(JAIL),
+                                      os.path.join(work, "root")] + read_only_paths(),
+                                     capture_output=True, text=True, timeout=20)
+                _PROBED = (out.returncode == 0, (out.stdout + out.stderr).strip()[-300:])
+            except (OSError, subprocess.SubprocessError) as error:
+                _PROBED = (False, str(error))
+            finally:
+                shutil.rmtree(work, ignore_errors=True)
+    return _PROBED
 
 
 def _blocked_for_others(path):
@@ -121,78 +138,71 @@ def _blocked_for_others(path):
     return None
 
 
-def _expose(paths, staging):
-    """Shell commands (run as root in the private mount namespace) that let ``nobody`` reach
-    ``paths`` (the Python installation, say, under a ``0700`` ``/root``): each closed ancestor
-    is covered by an empty tmpfs into which only the needed folders are mounted back."""
-    by_ancestor = {}
-    for p in paths:
-        a = _blocked_for_others(p)
-        if a and p != a:
-            by_ancestor.setdefault(a, []).append(os.path.abspath(p))
-    cmds, k = [], 0
-    for ancestor, needed in sorted(by_ancestor.items()):
-        moves = []
-        for p in sorted(set(needed)):
-            stage = os.path.join(staging, str(k))
-            os.makedirs(stage, exist_ok=True)
-            k += 1
-            cmds.append(f"mount --bind '{p}' '{stage}'")
-            moves.append(f"mkdir -p '{p}' && mount --move '{stage}' '{p}'")
-        cmds.append(f"mount -t tmpfs -o size=1m,mode=755 none '{ancestor}'")
-        cmds.extend(moves)
-    return cmds
-
-
 class WorkerPool:
     """One zygote for a batch; ``run_box(box, ...)`` forks a child that grades the plan in ``box``."""
 
-    def __init__(self, hide=(), absent=None, assignment=None):
-        """``absent``: what to cut out of the engine copy (an assignment's ``ABSENT``, see ``absence.py``)."""
+    def __init__(self, absent=None, assignment=None, require_isolation=True):
+        """``absent``: what to cut out of the engine copy (an assignment's ``ABSENT``, see ``absence.py``).
+        ``require_isolation``: refuse (:class:`IsolationUnavailable`) where the kernel gives no
+        namespaces; without it (a student's self-check of their own code) the pool falls back to
+        ``basic`` isolation: limits and a pristine engine copy, in a process that can see the machine."""
         self.base = tempfile.mkdtemp(prefix="grade-pool-")
-        os.chmod(self.base, 0o755)
+        self.boxes = tempfile.mkdtemp(prefix="grade-boxes-")
+        self.root = tempfile.mkdtemp(prefix="grade-root-")  # only a mount point (inside the zygote's namespace)
+        for d in (self.base, self.boxes, self.root):
+            os.chmod(d, 0o755)
         shutil.copy(WORKER, os.path.join(self.base, "worker.py"))
+        shutil.copy(JAIL, os.path.join(self.base, "jail.py"))
         skip = shutil.ignore_patterns("__pycache__", "*.pyc")
         shutil.copytree(os.path.join(REPO, "engine"), os.path.join(self.base, "engine"), ignore=skip)
         shutil.copytree(HARNESSES, os.path.join(self.base, "harness"), ignore=skip)
         if absent:
             from . import absence
             absence.apply(os.path.join(self.base, "engine"), absent, assignment or "this assignment")
-        self.hide = hidden_paths(hide)
-        self.isolation = "namespaces" if unshare_works() else "basic"
-        # root is exempt from RLIMIT_NPROC and can read everything: the worker drops to nobody
-        # (inside the private mount namespace, where it can reach the Python installation; without
-        # namespaces, only where nobody can reach it anyway)
-        reachable = not any(_blocked_for_others(p) for p in self._needed_paths())
-        self.user = NOBODY if os.geteuid() == 0 and (self.isolation == "namespaces" or reachable) else None
-        self.proc, self._buf, self.starts = None, b"", 0
+        self.require = require_isolation
+        self.proc, self._buf, self.starts, self.isolation = None, b"", 0, None
+        try:
+            self._start()
+        except BaseException:
+            self.close()
+            raise
 
     # -- the zygote -------------------------------------------------------------------------
-    def _needed_paths(self):
-        return [sys.base_prefix, sys.prefix, _site_packages(), self.base]
-
-    def _command(self):
-        py = [sys.executable, "-S", os.path.join(self.base, "worker.py"), "--serve"]
-        if self.isolation != "namespaces":
-            return py
-        mounts = [f"mount -t tmpfs -o size=1m,mode=000 none '{p}'" for p in self.hide]
-        if self.user is not None:
-            staging = os.path.join(self.base, ".staging")
-            os.makedirs(staging, exist_ok=True)
-            mounts += _expose(self._needed_paths(), staging)
-        mounts += [f"mount --bind '{self.base}' '{self.base}'", f"mount -o remount,bind,ro '{self.base}'"]
-        return unshare_works() + ["sh", "-c", " && ".join(mounts) + ' && exec "$@"', "sh"] + py
+    def _config(self):
+        """What the zygote is told (``GRADER_SANDBOX``): where its root is built, and from what."""
+        site = _site_packages()
+        return {"namespaces": sys.platform.startswith("linux"), "require": self.require, "root": self.root,
+                "read_only": read_only_paths(), "sandbox": self.base, "boxes": self.boxes,
+                "masks": [os.path.join(site, p) for p in COURSE_PACKAGES if os.path.isdir(os.path.join(site, p))],
+                "tmp_mb": TMP_MB, "shm_mb": SHM_MB}
 
     def _start(self):
-        env = {"PYTHONPATH": self.base + os.pathsep + _site_packages(), "HOME": self.base, "PATH": "/usr/bin:/bin",
+        env = {"PYTHONPATH": self.base + os.pathsep + _site_packages(), "HOME": "/tmp", "PATH": "/usr/bin:/bin",
                "OMP_NUM_THREADS": "1", "OPENBLAS_NUM_THREADS": "1", "MKL_NUM_THREADS": "1",
-               "PYTHONDONTWRITEBYTECODE": "1", "LANG": "C.UTF-8", "MPLBACKEND": "Agg"}
-        if self.user is not None:
-            env["GRADER_WORKER_UID"] = str(self.user)  # the zygote drops to it first thing
-        self.proc = subprocess.Popen(self._command(), cwd=self.base, env=env, stdin=subprocess.PIPE,
-                                     stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, start_new_session=True)
+               "PYTHONDONTWRITEBYTECODE": "1", "LANG": "C.UTF-8", "MPLBACKEND": "Agg",
+               "GRADER_SANDBOX": json.dumps(self._config())}
+        if os.geteuid() == 0 and not any(_blocked_for_others(p) for p in (sys.base_prefix, _site_packages(),
+                                                                          self.base)):
+            env["GRADER_WORKER_UID"] = str(NOBODY)  # used only without namespaces (basic isolation)
+        self._log = tempfile.TemporaryFile()  # the zygote's own stderr (a pipe nobody reads could fill up)
+        self.proc = subprocess.Popen([sys.executable, "-S", os.path.join(self.base, "worker.py"), "--serve"],
+                                     cwd=self.base, env=env, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                     stderr=self._log, start_new_session=True)
         self._buf = b""
         self.starts += 1
+        line = self._readline(60.0) or ""
+        if line.startswith("refused "):
+            self.close_zygote()
+            raise IsolationUnavailable(refusal(line[len("refused "):]))
+        if not line.startswith("ready "):
+            if self.proc.poll() is None:
+                _killpg(self.proc.pid)
+                self.proc.wait()
+            self._log.seek(0)
+            err = self._log.read()[-4000:].decode(errors="replace")
+            self.close_zygote()
+            raise RuntimeError("the grading worker could not be started" + (f": {err.strip()[-500:]}" if err else ""))
+        self.isolation = line.split()[1]
 
     def _alive(self):
         return self.proc is not None and self.proc.poll() is None
@@ -238,7 +248,7 @@ class WorkerPool:
                 self.proc.wait(timeout=5)
             except subprocess.TimeoutExpired:
                 pass
-            for f in (self.proc.stdin, self.proc.stdout):
+            for f in (self.proc.stdin, self.proc.stdout, self._log):
                 try:
                     f.close()
                 except OSError:
@@ -247,9 +257,11 @@ class WorkerPool:
 
     # -- one run --------------------------------------------------------------------------------
     def new_box(self):
-        box = tempfile.mkdtemp(prefix="grade-box-")
-        if self.user is not None:
-            os.chown(box, self.user, self.user)
+        """A fresh folder in the folder of boxes (the only host folder the sandbox's root shows).
+        Readable by the child's unprivileged user; only the grader writes into it (the child writes
+        its results through the one file descriptor it opened before giving up its privileges)."""
+        box = tempfile.mkdtemp(prefix="box-", dir=self.boxes)
+        os.chmod(box, 0o755)
         return box
 
     def run_box(self, box, item_timeout, total_timeout, on_event=None):
@@ -275,6 +287,8 @@ class WorkerPool:
             except OSError:
                 s = 0
             if s != size:
+                if size == 0:  # the child has read its plan: its inputs are not left lying about
+                    _remove(os.path.join(box, "plan.json"))
                 size, last = s, now
                 if reader is not None:
                     for ev in reader.new_events():
@@ -292,7 +306,8 @@ class WorkerPool:
 
     def close(self):
         self.close_zygote()
-        shutil.rmtree(self.base, ignore_errors=True)
+        for d in (self.base, self.boxes, self.root):
+            shutil.rmtree(d, ignore_errors=True)
 
     def __enter__(self):
         return self
@@ -309,6 +324,13 @@ def _exists(pid):
         return False
     except PermissionError:
         return True
+
+
+def _remove(path):
+    try:
+        os.remove(path)
+    except OSError:
+        pass
 
 
 def _killpg(pid):
@@ -349,6 +371,7 @@ def _write_atomically(path, data):
     tmp = path + ".part"
     with open(tmp, "w") as f:
         json.dump(data, f)
+    os.chmod(tmp, 0o644)
     os.replace(tmp, path)
 
 
@@ -369,14 +392,14 @@ def _read_events(results_path):
     return events
 
 
-def run(plan, *, item_timeout=10.0, total_timeout=60.0, hide=(), max_restarts=6, pool=None):
+def run(plan, *, item_timeout=10.0, total_timeout=60.0, max_restarts=6, pool=None):
     """Run the plan; returns ``(tasks_done, cells_failed, notes, isolation)``.
 
     Restarts after a crash, skipping the item that crashed. Without ``pool``, a pool is
     made for this one run (what ``check`` does); ``batch.grade`` shares one.
     """
     if pool is None:
-        with WorkerPool(hide) as own:
+        with WorkerPool() as own:
             return run(plan, item_timeout=item_timeout, total_timeout=total_timeout, max_restarts=max_restarts,
                        pool=own)
     # The reference cells injected before a task are not in the plan the child reads: the child asks for
@@ -398,6 +421,7 @@ def run(plan, *, item_timeout=10.0, total_timeout=60.0, hide=(), max_restarts=6,
             plan["skip_cells"], plan["skip_tasks"] = sorted(skip_cells), sorted(skip_tasks | set(tasks_done))
             with open(os.path.join(box, "plan.json"), "w") as f:
                 json.dump(plan, f)
+            os.chmod(os.path.join(box, "plan.json"), 0o644)
             finished_now = set(tasks_done) | skip_tasks
 
             def answer(ev, box=box, finished_now=finished_now):

@@ -27,9 +27,9 @@ import sys
 _FRESH_USER_NAMESPACE = False  # set in a child that entered a user namespace of its own
 
 
-def _limit_resources(plan):
+def _limit_resources(plan, scratch_mb=0):
     import resource
-    mb = plan.get("memory_mb", 2048)
+    mb = plan.get("memory_mb", 2048) - scratch_mb
     for what, value in ((resource.RLIMIT_AS, mb << 20), (resource.RLIMIT_CPU, plan.get("cpu_s", 60)),
                         (resource.RLIMIT_FSIZE, 64 << 20), (resource.RLIMIT_CORE, 0)):
         try:
@@ -73,23 +73,43 @@ PR_SET_PDEATHSIG, PR_SET_DUMPABLE, PR_SET_NO_NEW_PRIVS = 1, 4, 38
 
 
 def serve():
-    """The zygote. Reads box paths from stdin; for each, forks a child and reports
-    ``pid <pid>`` then ``exit <pid> <wait status>`` on stdout."""
+    """The zygote. First moves into its private root (``jail.py``) where the grader asked for
+    namespaces, and says ``ready <isolation>`` (or ``refused <why>``); then reads box paths from
+    stdin and, for each, forks a child and reports ``pid <pid>`` then ``exit <pid> <wait status>``."""
     import ctypes
     import signal
+    config = json.loads(os.environ.pop("GRADER_SANDBOX", "{}"))
+    out = sys.stdout
+    isolation = "basic"
+    if config.get("namespaces"):
+        import jail
+        try:
+            jail.enter_private_root(config["root"], config["read_only"], config["sandbox"], config["boxes"],
+                                    config.get("masks", ()))
+            isolation = "namespaces"
+            # the engine copy is at /sandbox now; the Python installation is where it was
+            sys.path[:] = ["/sandbox" if p in ("", config["sandbox"]) else p for p in sys.path]
+        except OSError as error:
+            if config.get("require"):
+                out.write(f"refused {error}\n")
+                out.flush()
+                os._exit(3)
+    else:
+        _drop_privileges()
     import engine  # noqa: F401 - imported once here, inherited by every child
     import engine.eager.tape  # noqa: F401
     libc = ctypes.CDLL(None, use_errno=True)
     libc.prctl(PR_SET_DUMPABLE, 0, 0, 0, 0)  # children may not trace this process or read its memory
     libc.prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)  # it dies with the grader
-    out = sys.stdout
+    out.write(f"ready {isolation}\n")
+    out.flush()
     for line in sys.stdin:
         box = line.strip()
         if not box:
             continue
         pid = os.fork()
         if pid == 0:
-            _child(box, libc)  # never returns
+            _child(box, libc, config if isolation == "namespaces" else None)  # never returns
         out.write(f"pid {pid}\n")
         out.flush()
         _, status = os.waitpid(pid, 0)
@@ -97,18 +117,25 @@ def serve():
         out.flush()
 
 
-def _child(box, libc):
-    """In the forked child: a new session, no inherited pipes, the box as home, then (where the
-    kernel allows) a user namespace and a PID namespace of its own; run the plan; never return."""
+def _child(box, libc, jailed):
+    """In the forked child: a new session, no inherited pipes, then its own namespaces (``jail.enter_box``:
+    own PID 1, /proc, /tmp, /dev/shm, the box read-only at /io, no privilege left); run the plan; never
+    return. Without namespaces (``jailed`` is None): the box is the working folder, and where the
+    kernel allows, the child still gets a user and PID namespace of its own."""
     global _FRESH_USER_NAMESPACE
     try:
         os.setsid()
         null = os.open(os.devnull, os.O_RDWR)
         for fd in (0, 1):  # the zygote's protocol pipes are not the student's
             os.dup2(null, fd)
+        libc.prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0)
+        if jailed is not None:
+            import jail
+            results, _FRESH_USER_NAMESPACE = jail.enter_box(os.path.basename(box), jailed["tmp_mb"], jailed["shm_mb"])
+            os.environ["HOME"] = "/tmp"
+            main("/io/plan.json", results, io="/io", scratch_mb=jailed["tmp_mb"] + jailed["shm_mb"])
         os.chdir(box)
         os.environ["HOME"] = box
-        libc.prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0)
         if libc.unshare(CLONE_NEWUSER | CLONE_NEWPID) == 0:
             _FRESH_USER_NAMESPACE = True
             pid = os.fork()  # becomes PID 1 of the new namespace: when it ends, all it started dies
@@ -122,17 +149,21 @@ def _child(box, libc):
         os._exit(70)
 
 
-def main(plan_path, results_path):
+def main(plan_path, results, io=".", scratch_mb=0):
+    """Run the plan at ``plan_path``; events go to ``results`` (a path, or an open file descriptor).
+    ``io``: where the grader's later files (``inject.json``) appear. ``scratch_mb``: the private
+    /tmp and /dev/shm, which count against the plan's memory limit."""
     with open(plan_path) as f:
         plan = json.load(f)
-    os.remove(plan_path)  # the plan (generated inputs) is not left lying around for student code
-    out = open(results_path, "a", buffering=1)
+    if io == ".":
+        os.remove(plan_path)  # the plan (generated inputs) is not left lying around for student code
+    out = open(results, "a", buffering=1) if isinstance(results, str) else os.fdopen(results, "a", buffering=1)
 
     def emit(**event):
         out.write(json.dumps(event) + "\n")
         out.flush()
 
-    _limit_resources(plan)
+    _limit_resources(plan, scratch_mb)
     # The student's prints and warnings go to files: stderr never costs points.
     for fd, name in ((1, "stdout.txt"), (2, "stderr.txt")):
         f = os.open(name, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)
@@ -170,7 +201,7 @@ def main(plan_path, results_path):
         name = task["name"]
         if task.get("staged"):  # reference pieces of the earlier tasks, asked for now that those are graded
             emit(event="inject_request", task=name)
-            for src in _receive_injection(name):
+            for src in _receive_injection(name, io):
                 exec(compile(src, "<reference>", "exec"), ns)
         if name in skip_tasks:
             continue
@@ -214,20 +245,21 @@ class _Shell:
     getoutput = system
 
 
-def _receive_injection(task, timeout=20.0):
+def _receive_injection(task, io, timeout=20.0):
     """The reference sources the grader writes into ``inject.json`` once it has the earlier tasks' outputs."""
     import time
+    path = os.path.join(io, "inject.json")
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
         try:
-            with open("inject.json") as f:
+            with open(path) as f:
                 data = json.load(f)
-            os.remove("inject.json")
         except (OSError, ValueError):
             time.sleep(0.002)
             continue
         if isinstance(data, dict) and data.get("task") == task:
             return [s for s in data.get("sources", []) if isinstance(s, str)]
+        time.sleep(0.002)  # still the previous task's file
     return []
 
 

@@ -707,4 +707,5 @@ print(f"correction: the speed comes from no per-op dispatch plus the optimizer; 
 # subexpression elimination as graph-optimizer passes through the `graph_pass` seam, then a fold,
 # CSE, prune pipeline, graded on random `tf.function` and TF1 programs.
 #
-# Open it under `course/assignments/`, and check your work with `python -m autograder check`.
+# Fetch it from the *Assignment List* (Nbgrader menu): it lands in a folder of its name in the course
+# root. Work there, and check your work with `python -m autograder check <name>.ipynb` in that folder.

@@ -966,4 +966,5 @@ print("bytes sent per device:", answer_log[-1].bytes_sent(), "= ring bound", ans
 # then all-gather), TF's hierarchical all-reduce, and a data-parallel training loop with the loss
 # scaled by the global batch size, plugged into `MirroredStrategy` through the `all_reduce` seam.
 #
-# Open it under `course/assignments/`, and check your work with `python -m autograder check`.
+# Fetch it from the *Assignment List* (Nbgrader menu): it lands in a folder of its name in the course
+# root. Work there, and check your work with `python -m autograder check <name>.ipynb` in that folder.

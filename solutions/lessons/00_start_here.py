@@ -50,15 +50,17 @@ for path in sorted(glob.glob("[1-9]*.py")):                 # the lessons beside
 #   few exercises: complete the functions in the exercise cell (they say `raise NotImplementedError()`),
 #   then run the self-check cell after it, which tells you, exercise by exercise, what is right and
 #   what is not yet.
-# * Assignments (`course/assignments/<name>/`, or fetched from the *Assignment List* in the Nbgrader
-#   menu): one cell per task, each followed by a visible test. Check your notebook at any time; the
+# * Assignments: fetch each from the *Assignment List* (Nbgrader menu); it lands in a folder of its name
+#   (`A1/`) in the course root, where you work, check, *Validate* and *Submit* (`course/assignments/` holds
+#   the release itself, which the Assignment List hands out). One cell per task, each followed by a
+#   visible test. Check your notebook at any time; the
 #   grader runs hidden, randomized tests on an engine from which the mechanism you build is absent:
 
 # %%
 import subprocess
 import sys
 
-print("self-check an assignment from a notebook cell or JupyterLab's terminal:")
-print(f"    {os.path.basename(sys.executable)} -m autograder check ../assignments/A1/A1.ipynb")
+print("self-check an assignment, in the folder the Assignment List fetched it into (A1/):")
+print("    python -m autograder check A1.ipynb        (in a notebook cell: !python -m autograder check A1.ipynb)")
 listing = subprocess.run([sys.executable, "-m", "autograder", "list"], capture_output=True, text=True, timeout=60)
 print(listing.stdout)

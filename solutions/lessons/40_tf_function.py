@@ -825,4 +825,5 @@ print("ops:", [op.type for op in graph.get_operations()])
 # and plain Python otherwise, then the `ast` transforms of `if`, `while`/`for … in range` and
 # `break`/`continue`, plugged in through the `autograph` seam.
 #
-# Open it under `course/assignments/`, and check your work with `python -m autograder check`.
+# Fetch it from the *Assignment List* (Nbgrader menu): it lands in a folder of its name in the course
+# root. Work there, and check your work with `python -m autograder check <name>.ipynb` in that folder.

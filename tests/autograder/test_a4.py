@@ -17,7 +17,7 @@ import sys
 import numpy as np
 import pytest
 
-from autograder import absence, assignments, grading
+from autograder import absence, grading
 from autograder.assignments import a4
 from autograder.harness import a4 as harness
 from autograder.sandbox import REPO

@@ -8,7 +8,7 @@ import time
 
 import pytest
 
-from autograder import batch, sandbox
+from autograder import batch
 from autograder.sandbox import REPO
 
 
@@ -28,6 +28,7 @@ def test_grade_20_submissions(make_submission, tmp_path, monkeypatch):
     elapsed = time.perf_counter() - t
     print(f"\ngraded 20 submissions in {elapsed:.1f} s (isolation: {res['s00']['_isolation']})")
     assert elapsed < 120
+    assert res.graded == [f"s{k:02d}" for k in range(20)] and res.unchanged == []
     totals = {s: sum(r[n]["score"] for n in ("record", "backward_order", "backprop", "unbroadcast", "grads", "tape"))
               for s, r in res.items()}
     for k in range(20):
@@ -54,18 +55,6 @@ def test_check_cli_is_quick_and_writes_nothing(make_submission, tmp_path):
     assert "unbroadcast" in out.stdout and "total" in out.stdout and "unbroadcast from" in out.stdout
     assert sorted(os.listdir(tmp_path)) == ["A1.ipynb"]
     assert not os.path.exists(os.path.join(REPO, "grading", "gradebook.db")) or True  # check never opens it
-
-
-def test_basic_isolation_still_blocks_the_source_cheat(make_submission, tmp_path, monkeypatch):
-    """Without user namespaces (some CI), reading and exec-ing the solutions still scores nothing."""
-    from autograder import grading
-    monkeypatch.setattr(sandbox, "_UNSHARE", False)
-    cheat = ("import json\nfor c in json.load(open('/'.join([" + repr(REPO) + ", 'solutions/A1/A1.ipynb'])))['cells']:\n"
-             "    if c['cell_type'] == 'code':\n        exec(''.join(c['source']), globals())\n")
-    r = grading.grade_notebook(make_submission(str(tmp_path / "c.ipynb"), blank=True, extra_cells=[cheat]), 1,
-                               n=2, item_timeout=4, total_timeout=20)
-    assert r["_isolation"] == "basic"
-    assert sum(r[n]["score"] for n in ("record", "backward_order", "backprop", "unbroadcast", "grads", "tape")) == 0
 
 
 @pytest.mark.parametrize("name", __import__("autograder.assignments", fromlist=["names"]).names())

@@ -33,6 +33,9 @@ def test_unknown_assignment_is_one_line():
 def test_missing_and_corrupt_notebooks_are_one_line(tmp_path):
     out = cli("check", str(tmp_path / "nowhere" / "A1.ipynb"))
     assert out.returncode == 2 and out.stderr.strip().startswith("error: no notebook at"), out.stderr
+    assert len(out.stderr.strip().splitlines()) == 1, out.stderr
+    out = cli("check", str(tmp_path))  # a folder, not a notebook
+    assert out.returncode == 2 and len(out.stderr.strip().splitlines()) == 1 and "no notebook at" in out.stderr
     bad = tmp_path / "A1.ipynb"
     bad.write_text("{ this is not json")
     out = cli("check", str(bad))
@@ -60,6 +63,9 @@ def test_release_is_idempotent_and_refuses_to_replace_a_different_handout(tmp_pa
     before = open(released).read()
     first, again = run("release", "A1"), run("release", "A1")
     assert first.returncode == 0 and again.returncode == 0, first.stderr + again.stderr
+    from nbgrader.api import Gradebook  # registered in the course gradebook, for the formgrader's Autograde
+    with Gradebook("sqlite:///" + str(tmp_path / "grading" / "gradebook.db")) as gb:
+        assert len(gb.find_notebook("A1", "A1").grade_cells) == len(assignments.get("A1").TASKS)
     handed = tmp_path / "grading" / "exchange" / "tf-internals" / "outbound" / "A1" / "A1.ipynb"
     nb = json.loads(handed.read_text())
     nb["cells"][0]["source"] = "an older release"

@@ -1,7 +1,6 @@
 """The grader: full marks for the solution, zero for the blank release, partial credit for bugs, and cheats don't pay."""
 import time
 
-import pytest
 
 from autograder import grading
 from autograder.assignments import a1

@@ -1,5 +1,8 @@
 """`make lab` (the README's course command) starts JupyterLab with nbgrader working: the formgrader
-sees this course (its sources, the gradebook) and the assignment list hands out released assignments."""
+sees this course (its sources, the gradebook), its Autograde button grades in the sandbox, the
+assignment list hands out released assignments, and the self-check is spelled the same in a
+notebook cell and in a terminal."""
+import asyncio
 import json
 import os
 import shutil
@@ -29,6 +32,13 @@ def _get(url):
         return r.status, r.read().decode()
 
 
+def _post(url, token, body=None, timeout=120):
+    req = urllib.request.Request(url, data=json.dumps(body or {}).encode(), method="POST",
+                                 headers={"Authorization": f"token {token}", "Content-Type": "application/json"})
+    with urllib.request.urlopen(req, timeout=timeout) as r:
+        return r.status, r.read().decode()
+
+
 @pytest.fixture(scope="module")
 def lab(tmp_path_factory):
     grading = tmp_path_factory.mktemp("grading")
@@ -53,7 +63,7 @@ def lab(tmp_path_factory):
             if proc.poll() is not None or time.monotonic() > deadline:
                 pytest.fail("JupyterLab did not start: " + proc.stderr.read().decode()[-2000:])
             time.sleep(0.3)
-        yield base, token
+        yield base, token, grading, runtime
     finally:
         os.killpg(proc.pid, signal.SIGTERM)
         try:
@@ -67,7 +77,7 @@ def lab(tmp_path_factory):
 
 
 def test_lab_opens_the_course(lab):
-    base, token = lab
+    base, token, *_ = lab
     status, page = _get(f"{base}/lab/tree/course?token={token}")
     assert status == 200 and "JupyterLab" in page
     status, listing = _get(f"{base}/api/contents/course/lessons?token={token}")
@@ -77,7 +87,7 @@ def test_lab_opens_the_course(lab):
 
 
 def test_formgrader_works_on_this_course(lab):
-    base, token = lab
+    base, token, *_ = lab
     status, page = _get(f"{base}/formgrader?token={token}")
     assert status == 200
     assert "not a subdirectory" not in page and "nbgrader will not work" not in page
@@ -90,7 +100,7 @@ def test_formgrader_works_on_this_course(lab):
 
 
 def test_assignment_list_hands_out_the_released_assignment(lab):
-    base, token = lab
+    base, token, *_ = lab
     status, body = _get(f"{base}/assignments?course_id=tf-internals&token={token}")
     data = json.loads(body)
     assert data["success"], data
@@ -107,3 +117,80 @@ def test_the_suite_uses_a_private_jupyter_home():
             and not path.startswith(os.path.join(home, ".local")), path
     from nbgrader.exchange.default.exchange import Exchange
     assert "tests-jupyter-" in Exchange().cache
+
+
+def test_the_formgrader_s_autograde_button_grades_in_the_sandbox(lab):
+    """POST .../autograde is what the button sends; `release` registered A1 in the gradebook before any `grade`."""
+    from autograder import assignments, batch, samples
+    base, token, grading, _ = lab
+    marker = grading / "written-by-the-submission"
+    samples.write_submission("A1", str(grading / "submitted" / "pat" / "A1" / "A1.ipynb"),
+                             extra_cells=[f"open({str(marker)!r}, 'w').write('ran outside the sandbox')\n"])
+    status, body = _post(f"{base}/formgrader/api/submission/A1/pat/autograde", token)
+    assert status == 200 and json.loads(body)["success"], body[-2000:]
+    assert not marker.exists()
+    res = batch.gradebook_results("A1", str(grading))
+    full = sum(t.points for t in assignments.get("A1").TASKS)
+    assert sum(res["pat"][t.name]["score"] for t in assignments.get("A1").TASKS) == full
+    assert res["pat"]["_isolation"], res["pat"]
+
+
+async def _terminal(base, token, name, command, until, timeout=90):
+    """Type ``command`` into terminal ``name`` (a websocket, as JupyterLab's terminal does) and return what
+    it prints up to ``until``."""
+    from tornado.websocket import websocket_connect
+    ws = await websocket_connect(f"ws{base[4:]}/terminals/websocket/{name}?token={token}")
+    try:
+        ws.write_message(json.dumps(["stdin", command + "\r"]))
+        out, deadline = "", time.monotonic() + timeout
+        while until not in out and time.monotonic() < deadline:
+            msg = await asyncio.wait_for(ws.read_message(), timeout=max(deadline - time.monotonic(), 0.1))
+            if msg is None:
+                break
+            kind, *data = json.loads(msg)
+            if kind == "stdout":
+                out += data[0]
+        return out
+    finally:
+        ws.close()
+
+
+def test_the_self_check_has_one_spelling_in_a_terminal(lab):
+    """JupyterLab's terminal, opened in the notebook's folder: `python` is the course's, as in a notebook cell
+    (jupyter_server would start a login shell, whose /etc/profile drops .venv/bin from PATH)."""
+    base, token, *_ = lab
+    _, body = _post(f"{base}/api/terminals", token, {"cwd": "course/assignments/A1"})
+    name = json.loads(body)["name"]
+    try:
+        out = asyncio.run(_terminal(base, token, name, "command -v python; python -m autograder check A1.ipynb; "
+                                                       "echo done-$((40+2))", "done-42"))
+    finally:
+        urllib.request.urlopen(urllib.request.Request(f"{base}/api/terminals/{name}", method="DELETE",
+                                                      headers={"Authorization": f"token {token}"}), timeout=10)
+    assert os.path.join(REPO, ".venv", "bin", "python") in out, out[-2000:]
+    assert "self-check of A1" in out and "No module named" not in out and "error:" not in out, out[-2000:]
+
+
+def test_the_self_check_has_one_spelling_in_a_notebook_cell(lab):
+    """``!python -m autograder check A1.ipynb`` in the released notebook's kernel (which runs in its folder)."""
+    from jupyter_client import BlockingKernelClient
+    base, token, _, runtime = lab
+    _, body = _post(f"{base}/api/sessions", token, {"path": "course/assignments/A1/A1.ipynb", "type": "notebook",
+                                                    "name": "A1.ipynb", "kernel": {"name": "python3"}})
+    session = json.loads(body)
+    try:
+        client = BlockingKernelClient(connection_file=str(runtime / f"kernel-{session['kernel']['id']}.json"))
+        client.load_connection_file()
+        client.start_channels()
+        try:
+            client.wait_for_ready(timeout=60)
+            out = []
+            reply = client.execute_interactive("!python -m autograder check A1.ipynb", timeout=120,
+                                               output_hook=lambda m: out.append(m["content"].get("text", "")))
+        finally:
+            client.stop_channels()
+    finally:
+        urllib.request.urlopen(urllib.request.Request(f"{base}/api/sessions/{session['id']}", method="DELETE",
+                                                      headers={"Authorization": f"token {token}"}), timeout=10)
+    text = "".join(out)
+    assert reply["content"]["status"] == "ok" and "self-check of A1" in text, text[-2000:]

@@ -11,14 +11,15 @@ import pytest
 from autograder import grading, sandbox
 
 TASKS = ("record", "backward_order", "backprop", "unbroadcast", "grads", "tape")
-needs_namespaces = pytest.mark.skipif(not sandbox.unshare_works(), reason="no private namespaces on this machine")
+needs_namespaces = pytest.mark.skipif(not sandbox.namespaces_available()[0],
+                                      reason="no private namespaces on this machine")
 
 FIND_ZYGOTE = """
 import os
 def find_zygote():
     for p in os.listdir('/proc'):
         try:
-            if p.isdigit() and b'--serve' in open(f'/proc/{p}/cmdline', 'rb').read():
+            if p.isdigit() and int(p) != os.getpid() and b'--serve' in open(f'/proc/{p}/cmdline', 'rb').read():
                 return int(p)
         except OSError:
             pass
@@ -84,28 +85,25 @@ def test_the_engine_copy_is_read_only(make_submission, tmp_path, pool):
 
 
 @needs_namespaces
-def test_a_child_cannot_read_the_workers_memory(make_submission, tmp_path, pool):
-    cell = FIND_ZYGOTE + ("z = find_zygote()\ntry:\n    open(f'/proc/{z}/mem', 'rb').read(1)\n    outcome = 'READ'\n"
-                          "except OSError as e:\n    outcome = f'DENIED {z is not None} ' + type(e).__name__\n"
-                          "raise RuntimeError(outcome)\n")
-    r = grade(make_submission(str(tmp_path / "m.ipynb"), extra_cells=[cell]), pool)
-    assert report_of(r).startswith("DENIED True"), r["_notes"]
-
-
-def test_a_submission_cannot_kill_the_worker_and_a_dead_worker_is_replaced(make_submission, tmp_path, pool):
-    cell = FIND_ZYGOTE + ("import signal\ntry:\n    os.kill(find_zygote(), signal.SIGKILL)\n    outcome = 'KILLED'\n"
-                          "except OSError as e:\n    outcome = 'DENIED ' + type(e).__name__\n"
-                          "raise RuntimeError(f'{outcome} {os.getpid() == 1}')\n")
+def test_the_worker_is_out_of_sight_and_out_of_reach(make_submission, tmp_path, pool):
+    """In its own PID namespace the child sees no other process: not the zygote (whose memory holds
+    the clean engine every later submission starts from), not the grader; ``kill(-1)`` reaches only
+    its own namespace."""
+    cell = FIND_ZYGOTE + ("import signal\nz = find_zygote()\nseen = sorted(p for p in os.listdir('/proc') if p.isdigit())\n"
+                          "try:\n    os.kill(-1, signal.SIGKILL)  # every process this one may signal\nexcept ProcessLookupError:\n    pass\n"
+                          "raise RuntimeError(f'{z} {seen == [str(os.getpid())]} {os.getpid()}')\n")
     starts = pool.starts
-    r1 = grade(make_submission(str(tmp_path / "k.ipynb"), extra_cells=[cell]), pool)
-    assert total(r1) == 20  # its own child went on either way
-    if report_of(r1).endswith("True"):  # in its own PID namespace, the worker's pid names nothing
-        assert report_of(r1) == "DENIED ProcessLookupError True", r1["_notes"]
-        assert pool.starts == starts
+    r = grade(make_submission(str(tmp_path / "m.ipynb"), extra_cells=[cell]), pool)
+    assert report_of(r) == "None True 1", r["_notes"]
+    assert total(r) == 20 and pool.starts == starts and pool._alive()
+
+
+def test_a_dead_worker_is_replaced(make_submission, tmp_path, pool):
+    starts = pool.starts
     os.kill(pool.proc.pid, 9)  # however it dies, the next submission gets a new worker
     pool.proc.wait()
-    r2 = grade(make_submission(str(tmp_path / "next.ipynb")), pool)
-    assert total(r2) == 20 and pool.starts > starts
+    r = grade(make_submission(str(tmp_path / "next.ipynb")), pool)
+    assert total(r) == 20 and pool.starts > starts
 
 
 @needs_namespaces
@@ -130,7 +128,7 @@ def test_an_escaped_endless_loop_is_killed(make_submission, tmp_path, pool):
     assert time.perf_counter() - t < 20
     assert total(r) == 20 and any("timed out" in n for n in r["_notes"])
     time.sleep(0.2)
-    if sandbox.unshare_works() and pool_processes(pool) != [pool.proc.pid]:
+    if sandbox.namespaces_available()[0] and pool_processes(pool) != [pool.proc.pid]:
         # only where the kernel refused the child a PID namespace may the escaped loop outlive it
         pid_ns = grade(make_submission(str(tmp_path / "p.ipynb"), extra_cells=[
             "import os\nraise RuntimeError(str(os.getpid() == 1))\n"]), pool)
@@ -140,33 +138,9 @@ def test_an_escaped_endless_loop_is_killed(make_submission, tmp_path, pool):
 @needs_namespaces
 @pytest.mark.skipif(os.geteuid() != 0, reason="the drop to nobody happens when grading runs as root")
 def test_grading_as_root_runs_student_code_as_nobody(make_submission, tmp_path, pool):
-    cell = ("import os\nuid_line = [l for l in open('/proc/self/status') if l.startswith('Uid:')][0]\n"
-            "cap_line = [l for l in open('/proc/self/status') if l.startswith('CapEff:')][0]\n"
-            "raise RuntimeError('STATUS ' + uid_line.split()[1] + ' ' + cap_line.split()[1])\n")
+    cell = ("uid_line = [l for l in open('/proc/self/status') if l.startswith('Uid:')][0]\n"
+            "raise RuntimeError('STATUS ' + uid_line.split()[1] + ' ' + open('/proc/self/uid_map').read())\n")
     r = grade(make_submission(str(tmp_path / "u.ipynb"), extra_cells=[cell]), pool)
-    _, uid, caps = report_of(r).split()
-    # /proc shows the uid as the child's own user namespace sees it: unmapped (65534), never 0
-    assert uid != "0"
-    # and the zygote itself, seen from here, is nobody
-    assert os.stat(f"/proc/{pool.proc.pid}").st_uid == sandbox.NOBODY
-
-
-def test_closed_folders_on_the_way_to_python_are_found_and_bridged():
-    import pathlib
-    import shutil
-    import tempfile
-    tmp_path = pathlib.Path(tempfile.mkdtemp(prefix="expose-"))  # pytest's own tmp folders are closed (0700)
-    closed = tmp_path / "home"
-    (closed / "me" / "python").mkdir(parents=True)
-    os.chmod(tmp_path, 0o755)
-    os.chmod(closed, 0o700)
-    target = closed / "me" / "python"
-    assert sandbox._blocked_for_others(str(target)) == str(closed)
-    assert sandbox._blocked_for_others(str(tmp_path)) is None
-    staging = tmp_path / "staging"
-    cmds = sandbox._expose([str(target), str(tmp_path)], str(staging))
-    # the needed folder is set aside, the closed one covered by an open tmpfs, the needed one put back
-    assert cmds == [f"mount --bind '{target}' '{staging}/0'",
-                    f"mount -t tmpfs -o size=1m,mode=755 none '{closed}'",
-                    f"mkdir -p '{target}' && mount --move '{staging}/0' '{target}'"]
-    shutil.rmtree(tmp_path)
+    _, uid, inside, outside, count = report_of(r).split()
+    # its own user namespace calls it 1000; outside, that is nobody, never root
+    assert (uid, inside, outside, count) == ("1000", "1000", str(sandbox.NOBODY), "1")
