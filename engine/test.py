@@ -35,11 +35,19 @@ def _jacobian_rows(f, xs):
 
 
 def compute_gradient(f, x, delta=None):
-    """``(theoretical, numerical)``: lists of Jacobians, one per argument, each ``(y_size, x_size)``."""
+    """``(theoretical, numerical)``: tuples of Jacobians, one per argument, each ``(y_size, x_size)``.
+
+    As TF's: ``x`` must be a list or tuple (``ValueError`` otherwise); the default step is
+    ``1/1024``, for every dtype (a power of two, so ``x ± delta`` adds no rounding error of its
+    own); the Jacobians have the real dtype of ``y`` (float32 for a float32 function). The
+    theoretical rows are computed in float64 and cast, so they equal the tape's gradients."""
+    if not isinstance(x, (list, tuple)):
+        raise ValueError("`x` must be a list or tuple of values convertible to a Tensor (arguments to `f`), "
+                         f"not a {type(x)}")
     xs = [convert_to_tensor(v) for v in x]
     theoretical, y = _jacobian_rows(f, xs)
     if delta is None:
-        delta = 1e-3 if xs and xs[0].dtype.name in ("float32", "float16") else 1e-6
+        delta = 1.0 / 1024
     numerical = []
     n_y = max(y.shape.num_elements(), 0)
     for k, xk in enumerate(xs):
@@ -57,7 +65,8 @@ def compute_gradient(f, x, delta=None):
             ym = np.asarray(convert_to_tensor(f(*args_m)), dtype=np.float64).ravel()
             jac[:, j] = (yp - ym) / (2 * delta)
         numerical.append(jac)
-    return theoretical, numerical
+    out_dtype = y.dtype.as_numpy_dtype if y.dtype.is_floating else np.float64
+    return tuple(t.astype(out_dtype) for t in theoretical), tuple(n.astype(out_dtype) for n in numerical)
 
 
 def is_gpu_available(cuda_only=False, min_cuda_compute_capability=None):

@@ -122,3 +122,30 @@ def test_a_python_number_never_takes_a_string_dtype():
     with pytest.raises(TypeError, match="Cannot convert 2 to EagerTensor of dtype string"):
         tf.constant(["a", "b"]) * 2
     assert (tf.constant("a") + "b").numpy() == b"ab"
+
+
+# --- a Python int beyond the tensor's integer dtype wraps around, as TF 2.21 converts it -----------
+import pytest as _pytest  # noqa: E402
+
+
+@_pytest.mark.parametrize("expr, expected, dtype", [
+    # (recorded from TF 2.21: tf.constant(1, tf.int8) + 300 is 45, and so on)
+    ("tf.constant(1, tf.int8) + 300", 45, "int8"),
+    ("tf.constant(1, tf.uint8) + 300", 45, "uint8"),
+    ("tf.constant(1, tf.uint8) + -1", 0, "uint8"),
+    ("tf.constant(1, tf.int8) * 1000", -24, "int8"),
+    ("tf.constant(1, tf.int32) + 2**40", 1, "int32"),
+    ("tf.add(tf.constant(1, tf.int8), 300)", 45, "int8"),
+])
+def test_python_int_out_of_the_dtype_range_wraps_around(expr, expected, dtype):
+    import engine as tf  # noqa: F401 - eval'd below
+    eager = eval(expr)
+    assert eager.dtype.name == dtype and eager.numpy() == expected
+    traced = tf.function(lambda: eval(expr))()
+    assert traced.dtype.name == dtype and traced.numpy() == expected
+
+
+def test_python_int_beyond_int64_is_tf_s_value_error():
+    import engine as tf
+    with _pytest.raises(ValueError, match="out-of-range integer"):
+        tf.constant(1, tf.int32) + 2 ** 70

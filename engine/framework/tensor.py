@@ -422,7 +422,10 @@ def scalar_like(value, tensor):
     if (isinstance(value, float) and not dtype.is_floating) or dtype._np is None or dtype._np.kind in "OSU":
         # (a number cannot take a string, resource or variant dtype either: the op then sees the mix)
         raise TypeError(f"Cannot convert {value!r} to EagerTensor of dtype {dtype.name}")
-    arr = dtype._np.type(value)
+    try:
+        arr = dtype._np.type(value)
+    except OverflowError:  # an int beyond the dtype wraps around, as TF converts it (int8 1 + 300 is 45)
+        arr = _python_ints(value, dtype)[()]
     device = tensor._device
     if device.backend != NUMPY:
         arr = device.put(np.asarray(arr))
