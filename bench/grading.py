@@ -4,7 +4,9 @@ The issue's budget is 30 s per assignment for 20 submissions on 2 cores, everyth
 nbgrader's autograde into a fresh gradebook, the sandbox (one warm worker, a fresh child per
 submission), the expected values computed with the reference engine, feedback and the CSV.
 The 20 submissions cycle through a full solution, a blank release and solutions with one
-answer cell left blank, so graded work and failing work are both in the mix.
+answer cell left blank, so graded work and failing work are both in the mix. A second figure
+for A1 grades 20 honest, complete solutions against the sandbox's own budget of 20 s (issue 14:
+isolation by construction must not make grading a class slow).
 
     .venv/bin/python -m bench.grading            # every assignment
     .venv/bin/python -m bench.grading A2 A5      # some
@@ -17,18 +19,20 @@ import tempfile
 import time
 
 BUDGET_S = 30.0
+HONEST_BUDGET_S = 20.0
 STUDENTS = 20
 
 
-def grade_class(name, students=STUDENTS):
-    """Seconds to grade ``students`` sample submissions of ``name``, and the totals they got."""
+def grade_class(name, students=STUDENTS, honest=False):
+    """Seconds to grade ``students`` sample submissions of ``name``, and the totals they got
+    (``honest``: every one a complete solution)."""
     from autograder import assignments, batch, samples
     spec = assignments.get(name)
     work = tempfile.mkdtemp(prefix=f"bench-grading-{name}-")
     try:
         subs = os.path.join(work, "submitted")
         for k in range(students):
-            kind = k % 4
+            kind = 0 if honest else k % 4
             blank_one = {spec.TASKS[k % len(spec.TASKS)].cell: lambda s: "raise NotImplementedError()\n"} \
                 if kind == 2 else None
             samples.write_submission(name, os.path.join(subs, f"s{k:02d}", f"{name}.ipynb"), blank=(kind == 1),
@@ -58,7 +62,14 @@ def main(argv=None):
         print(f"  {name}: {elapsed:5.1f} s  ({elapsed / STUDENTS:.2f} s per submission; "
               f"{right}/{sum(1 for s in totals if int(s[1:]) % 4 in (0, 3))} full solutions got full marks)  "
               f"{'within' if elapsed <= BUDGET_S else 'OVER'} budget")
-    return 0 if worst <= BUDGET_S else 1
+    honest_ok = True
+    if "A1" in names:
+        elapsed, totals = grade_class("A1", honest=True)
+        honest_ok = elapsed <= HONEST_BUDGET_S and all(v == 20 for v in totals.values())
+        print(f"  A1, {STUDENTS} honest solutions: {elapsed:5.1f} s, {sum(v == 20 for v in totals.values())}/"
+              f"{STUDENTS} full marks  {'within' if elapsed <= HONEST_BUDGET_S else 'OVER'} "
+              f"its {HONEST_BUDGET_S:g} s budget")
+    return 0 if worst <= BUDGET_S and honest_ok else 1
 
 
 if __name__ == "__main__":
