@@ -216,3 +216,38 @@ def test_without_namespaces_grading_refuses_and_says_what_to_enable(tmp_path):
                                                 "print('BASIC', p.isolation); p.close()")
     out = subprocess.run(NO_NAMESPACES + [sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
     assert out.stdout.startswith("BASIC basic"), out.stdout + out.stderr[-2000:]
+
+
+@needs_root
+def test_an_ordinary_user_grades_a_class_into_their_own_gradebook():
+    """The usual case: an instructor's laptop account runs ``python -m autograder grade``. Honest work
+    gets full marks, the blank release 0, in the gradebook that user owns; nothing survives."""
+    from autograder import samples
+    with throwaway_user() as user:
+        work = tempfile.mkdtemp(prefix="iso-grade-")
+        staging = tempfile.mkdtemp(prefix="iso-stage-")
+        try:
+            samples.write_submission("A1", os.path.join(work, "subs", "honest", "A1.ipynb"))
+            samples.write_submission("A1", os.path.join(work, "subs", "untouched", "A1.ipynb"), blank=True)
+            for dirpath, dirnames, filenames in os.walk(work):
+                for name in dirnames + filenames + [""]:
+                    os.chown(os.path.join(dirpath, name), user.pw_uid, user.pw_gid)
+            env = {"PATH": "/usr/bin:/bin", "HOME": work, "LANG": "C.UTF-8", "PYTHONDONTWRITEBYTECODE": "1",
+                   "JUPYTER_DATA_DIR": os.path.join(work, "jd"), "JUPYTER_CONFIG_DIR": os.path.join(work, "jc")}
+            out = subprocess.run(as_user_prefix(user, staging) + [
+                sys.executable, "-m", "autograder", "grade", "--assignment", "A1", os.path.join(work, "subs"),
+                "--root", os.path.join(work, "grading"), "--json"], capture_output=True, text=True, env=env,
+                cwd=REPO, timeout=300)
+            assert out.returncode == 0, out.stderr[-3000:]
+            data = json.loads(out.stdout[:out.stdout.rindex("}") + 1])
+            assert data["honest"]["total"] == 20 and data["untouched"]["total"] == 0, data
+            db = os.path.join(work, "grading", "gradebook.db")
+            assert os.stat(db).st_uid == user.pw_uid
+            from nbgrader.api import Gradebook
+            with Gradebook("sqlite:///" + db) as gb:
+                assert gb.find_submission("A1", "honest").score == 20
+            left = subprocess.run(["pgrep", "-u", user.pw_name], capture_output=True, text=True).stdout.split()
+            assert left == [], left
+        finally:
+            shutil.rmtree(work, ignore_errors=True)
+            shutil.rmtree(staging, ignore_errors=True)
