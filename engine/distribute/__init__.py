@@ -15,6 +15,18 @@ Read in this order:
 7. ``mirrored_strategy.py``, ``one_device_strategy.py``: the strategies.
 
 ``distribute_utils.py`` holds the hooks Keras calls.
+
+Across processes (several tasks of a cluster, each a process with a gRPC server):
+
+8. ``cluster_spec.py`` (``tf.train.ClusterSpec``: the tasks and their addresses),
+   ``cluster_resolver.py`` (``TF_CONFIG``: which task this process is),
+   ``multi_worker_util.py`` (who is chief, ranks, the checks that refuse a bad cluster).
+9. ``rpc.py`` (gRPC calls carrying bytes), ``server_lib.py`` (``tf.distribute.Server``: one per task).
+10. ``collective_service.py`` (a server's mailbox; a task's view of its group),
+    ``collective_ring.py`` (the ring all-reduce between processes, broadcast, all-gather),
+    ``collective_log.py`` (what each task sent and received, when).
+11. ``launch.py``: ``python -m engine.distribute.launch --workers 2 script.py`` starts a local cluster.
+12. ``collective_all_reduce_strategy.py``: ``MultiWorkerMirroredStrategy``, MirroredStrategy across workers.
 """
 from . import cross_device_ops, values  # noqa: F401
 from .all_reduce_log import AllReduceLog, AllReduceRecord, record_all_reduce  # noqa: F401
@@ -29,6 +41,11 @@ from .reduce_util import ReduceOp  # noqa: F401
 from .replica_context import InputContext, ReplicaContext, ValueContext  # noqa: F401
 from .values import DistributedValues, MirroredVariable, PerReplica, SyncOnReadVariable  # noqa: F401
 from . import collective_ops as _collective_ops  # noqa: F401  (registers MirroredAllReduce)
+from . import cluster_resolver, multi_worker_util  # noqa: F401  (tf.distribute.cluster_resolver)
+from .server_lib import Server  # noqa: F401
+from .collective_all_reduce_strategy import (CollectiveCommunication, CommunicationImplementation,  # noqa: F401
+                                             CommunicationOptions, MultiWorkerMirroredStrategy)
+from .collective_all_reduce_strategy import ExperimentalMultiWorkerMirroredStrategy as _ExperimentalMWMS
 from . import distribute_utils  # noqa: F401
 
 install_variable_creator()
@@ -36,10 +53,15 @@ install_variable_creator()
 
 class experimental:  # noqa: N801  (a namespace, as in TF)
     ValueContext = ValueContext
+    CommunicationOptions = CommunicationOptions
+    CommunicationImplementation = CommunicationImplementation
+    CollectiveCommunication = CollectiveCommunication
+    MultiWorkerMirroredStrategy = _ExperimentalMWMS   # TF's older form: (communication, cluster_resolver)
 
 
 __all__ = ["Strategy", "StrategyExtended", "MirroredStrategy", "OneDeviceStrategy", "ReduceOp", "ReplicaContext",
            "InputContext", "get_replica_context", "get_strategy", "in_cross_replica_context", "has_strategy",
            "experimental_set_strategy", "CrossDeviceOps", "ReductionToOneDevice", "HierarchicalCopyAllReduce",
            "RingAllReduce", "NcclAllReduce", "record_all_reduce", "DistributedValues", "PerReplica",
-           "MirroredVariable", "SyncOnReadVariable", "DistributedDataset", "DistributedIterator", "experimental"]
+           "MirroredVariable", "SyncOnReadVariable", "DistributedDataset", "DistributedIterator", "experimental",
+           "cluster_resolver", "Server", "MultiWorkerMirroredStrategy"]
