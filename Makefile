@@ -16,6 +16,10 @@ PIP    := $(PY) -m pip install --disable-pip-version-check --progress-bar off
 HASH   := $(firstword $(shell cksum pyproject.toml))
 ARGS   ?=
 
+# What JupyterLab's file browser does not list: jupyter_server's defaults, and the jupytext twins of
+# the lessons and assignments (10_tensors_and_eager.py beside its .ipynb), so each notebook shows once.
+HIDDEN_IN_BROWSER := __pycache__ *.pyc *.pyo .DS_Store *~ *.so *.dylib [0-9][0-9]_*.py A[0-9].py A[0-9][0-9].py
+
 .PHONY: lab test bench install install-test clean
 
 # JupyterLab serves the repository root, where nbgrader_config.py configures nbgrader (its formgrader
@@ -28,6 +32,7 @@ ARGS   ?=
 lab: $(VENV)/.installed-$(HASH)
 	PATH="$(CURDIR)/$(VENV)/bin:$$PATH" "$(CURDIR)/$(VENV)/bin/jupyter" lab --ServerApp.root_dir="$(CURDIR)" \
 		--LabApp.default_url=/lab/tree/course/lessons/00_start_here.ipynb \
+		$(foreach g,$(HIDDEN_IN_BROWSER),--ContentsManager.hide_globs='$(g)') \
 		$(if $(shell command -v bash),--ServerApp.terminado_settings=shell_command="bash --rcfile '$(CURDIR)/$(VENV)/bin/activate' -i") \
 		$(if $(filter 0,$(shell id -u)),--allow-root) $(ARGS)
 

@@ -103,6 +103,7 @@ def _own_address(server_def):
 
 
 _live = weakref.WeakSet()      # the servers of this process that are not stopped
+EXIT_GRACE_S = 2.0   # a server stopped at exit or collected lets calls in flight finish for this long at most
 _live_lock = threading.Lock()
 
 
@@ -207,8 +208,8 @@ class Server:
         return f"<tf.distribute.Server /job:{self.task_type}/task:{self.task_id} at {self.target} ({state})>"
 
     def __del__(self):
-        try:
-            self._rpc.stop(None)
+        try:   # (calls in flight finish first: see _stop_all)
+            self._rpc.stop(EXIT_GRACE_S)
         except Exception:  # noqa: BLE001  (interpreter shutdown: grpc may be half torn down)
             pass
 
@@ -249,9 +250,12 @@ def ping(address, timeout=5.0, wait_for_ready=False):
 
 @atexit.register
 def _stop_all():
+    """At exit, stop every server of this process, letting calls in flight finish (at most
+    ``EXIT_GRACE_S``): a peer may still be waiting for the reply to a message this process already
+    took (the last send of a barrier, say); cancelling it would fail that peer for nothing."""
     with _live_lock:
         servers = list(_live)
     for server in servers:
-        server.stop(0)
+        server.stop(EXIT_GRACE_S)
     rpc.close_channels()
 

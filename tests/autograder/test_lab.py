@@ -82,6 +82,10 @@ def test_lab_opens_the_course(lab):
     assert status == 200 and "JupyterLab" in page
     status, listing = _get(f"{base}/api/contents/course/lessons?token={token}")
     assert "10_tensors_and_eager.ipynb" in listing and "00_start_here.ipynb" in listing
+    names = [item["name"] for item in json.loads(listing)["content"]]
+    assert not [n for n in names if n.endswith(".py")], names   # each lesson once: its jupytext twin is hidden
+    names = [item["name"] for item in json.loads(_get(f"{base}/api/contents/solutions/A1?token={token}")[1])["content"]]
+    assert "A1.ipynb" in names and "A1.py" not in names, names
     makefile = open(os.path.join(REPO, "Makefile")).read()
     assert "default_url=/lab/tree/course/lessons/00_start_here.ipynb" in makefile   # make lab opens the start page
 
