@@ -4,7 +4,9 @@ Run by ``test_isolation.py`` as ``python isolation_driver.py CONFIG.json``, as r
 throwaway ordinary user. Each attacking cell ends by raising ``RuntimeError("name=verdict")``,
 which the grader's notes carry back; around the attacks the submission is an honest, complete
 solution, so it must still get full marks; the second submission is also written in ways a name
-check used to penalise.
+check used to penalise. A third, blank, submission cheats: it executes any A1 solution it finds on the
+disk and hands its unbroadcast to the engine's own tape (found through ``operator.attrgetter``); it
+must get nothing.
 """
 import json
 import os
@@ -134,6 +136,35 @@ def _tape_cell(src):
                        "        out = [gradients.get(s._id) for s in srcs]")
 
 
+# Cheats on a blank submission: exec any solution notebook or file found anywhere on the disk, and an
+# unbroadcast that hands the work to the engine's own tape found through getattr
+COPY_SOLUTIONS = """
+import json, os
+for top, dirs, files in os.walk("/"):
+    if top in ("/proc", "/sys", "/dev"):
+        dirs[:] = []
+        continue
+    for f in files:
+        if f in ("A1.ipynb", "A1.py"):
+            try:
+                text = open(os.path.join(top, f)).read()
+                cells = [''.join(c["source"]) for c in json.loads(text)["cells"] if c["cell_type"] == "code"] \
+                    if f.endswith(".ipynb") else [text]
+                for c in cells:
+                    exec(c, globals())
+            except Exception:
+                pass
+"""
+SNEAKY_UNBROADCAST = ("def unbroadcast(grad, shape):\n"
+                      "    import operator\n"
+                      "    T = operator.attrgetter('Gradient' + 'Tape')(tf)\n"
+                      "    x = tf.zeros(list(shape), dtype=grad.dtype)\n"
+                      "    with T() as t:\n"
+                      "        t.watch(x)\n"
+                      "        y = tf.broadcast_to(x, grad.shape)\n"
+                      "    return t.gradient(y, x, output_gradients=grad)\n")
+
+
 HONEST_VARIANTS = {"grads": _grads_cell, "tape": _tape_cell, "unbroadcast": lambda s: "%%time\n" + s}
 
 
@@ -150,11 +181,13 @@ def main(config_path):
     with open(second) as f:
         text = f.read()
     assert "gradients = backprop" in text and "super(GradientTape, self)" in text and "%%time" in text
+    cheat = samples.write_submission("A1", os.path.join(work, "cheat", "A1.ipynb"), blank=True,
+                                     extra_cells=[COPY_SOLUTIONS], replace={"unbroadcast": SNEAKY_UNBROADCAST})
     from autograder import sandbox
     out = {"verdicts": {}, "totals": []}
     with sandbox.WorkerPool(absent=__import__("autograder.assignments.a1", fromlist=["x"]).ABSENT,
                             assignment="A1") as pool:
-        for path in (first, second):
+        for path in (first, second, cheat):
             r = grading.grade_notebook(path, 3, n=2, item_timeout=20, total_timeout=90, pool=pool)
             out["totals"].append(grading.total(r))
             out["isolation"] = r["_isolation"]
@@ -162,7 +195,7 @@ def main(config_path):
                 if "raised RuntimeError: " in note:
                     name, _, verdict = note.split("raised RuntimeError: ", 1)[1].partition("=")
                     out["verdicts"][name] = verdict
-                else:
+                elif path != cheat:
                     out.setdefault("other_notes", []).append(note)
     print(json.dumps(out))
 

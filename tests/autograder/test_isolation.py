@@ -104,7 +104,7 @@ def run_driver(bait, work, command_prefix=(), env_extra=None):
 def check_walls(result, accepted):
     v = result["verdicts"]
     assert result["isolation"] == "namespaces"
-    assert result["totals"] == [20, 20], result      # the honest code around the attacks loses nothing
+    assert result["totals"] == [20, 20, 0], result   # the honest code loses nothing; the cheat gains nothing
     assert v["walk"].startswith("NONE"), v["walk"]   # no solutions, gradebook or host file anywhere on its disk
     assert int(v["walk"].split()[1]) > 1000          # (it did walk something: the Python installation)
     assert v["write"] == "NONE", v["write"]          # nothing on its Python path, in the engine or in /io
