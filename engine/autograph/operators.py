@@ -428,6 +428,8 @@ def _tf_while_stmt(test, body, get_state, set_state, symbol_names, opts):
             for v, inv in zip(structure, invariants))
         if require_one_iteration:
             shape_invariants = (TensorShape([]),) + shape_invariants
+    # (the body graph's placeholders are then named after the Python variables: n, steps)
+    control_flow_ops.name_next_loop_variables((["iterated"] if require_one_iteration else []) + list(symbol_names))
     final = control_flow_ops.while_loop(aug_test, aug_body, loop_vars, shape_invariants=shape_invariants,
                                         maximum_iterations=opts.get("maximum_iterations"))
     if require_one_iteration:

@@ -80,6 +80,8 @@ conds instead of one ``Case`` op; a single non-nested loop variable is accepted
 and returned unwrapped.
 """
 import functools
+import re
+import threading
 
 import numpy as np
 
@@ -788,6 +790,31 @@ def _loop_args(structure, flat):
     return nest.pack_sequence_as(structure, flat)
 
 
+_NEXT_LOOP_NAMES = threading.local()
+
+
+def name_next_loop_variables(names):
+    """Name the loop-variable placeholders of the next ``tf.while_loop`` built on this thread.
+
+    AutoGraph passes the Python names of a ``while`` loop's variables, so the body graph reads
+    ``n``, ``steps`` instead of ``loop_var``, ``loop_var_1``. (TF names them ``Placeholder``,
+    ``Placeholder_1``, ...: a deliberate difference, for pictures a student can read. Names that
+    do not fit the loop's flattened variables are ignored.)"""
+    _NEXT_LOOP_NAMES.names = list(names)
+
+
+def _loop_labels(names, loop_vars, counted):
+    """One placeholder name per flattened loop variable (``x_0``, ``x_1`` for a nested ``x``), or None."""
+    if not names or not isinstance(loop_vars, (list, tuple)) or len(names) != len(loop_vars):
+        return None
+    labels = ["iteration"] if counted else []
+    for name, var in zip(names, loop_vars):
+        name = re.sub(r"[^A-Za-z0-9_.]", "_", str(name)).strip("_.") or "loop_var"
+        k = len(nest.flatten(var))
+        labels += [name] if k == 1 else [f"{name}_{j}" for j in range(k)]
+    return labels
+
+
 def while_loop(cond, body, loop_vars, shape_invariants=None, parallel_iterations=10, back_prop=True,
                swap_memory=False, maximum_iterations=None, name=None):
     """``tf.while_loop``: ``while cond(*loop_vars): loop_vars = body(*loop_vars)``.
@@ -799,6 +826,7 @@ def while_loop(cond, body, loop_vars, shape_invariants=None, parallel_iterations
     initial shape; use ``shape_invariants`` with ``None`` dims to let it vary).
     ``maximum_iterations`` stops the loop after that many iterations.
     """
+    names, _NEXT_LOOP_NAMES.names = getattr(_NEXT_LOOP_NAMES, "names", None), None
     if not callable(cond):
         raise TypeError("'cond' must be callable.")
     if not callable(body):
@@ -835,7 +863,8 @@ def while_loop(cond, body, loop_vars, shape_invariants=None, parallel_iterations
     if ctx.graph is None:
         result = _eager_while(cond, body, structure)
     else:
-        result = _graph_while(cond, body, structure, shape_invariants, parallel_iterations, name or "while")
+        labels = _loop_labels(names, [loop_vars] if single else loop_vars, maximum_iterations is not None)
+        result = _graph_while(cond, body, structure, shape_invariants, parallel_iterations, name or "while", labels)
     if maximum_iterations is not None:
         result = result[1]
     return result[0] if single else result
@@ -853,9 +882,11 @@ def _eager_while(cond, body, structure):
                               loop_vars)
 
 
-def _graph_while(cond, body, structure, shape_invariants, parallel_iterations, name):
+def _graph_while(cond, body, structure, shape_invariants, parallel_iterations, name, labels=None):
     graph = ctx.graph
     init = [_graph_tensor(graph, v) for v in nest.flatten(structure)]
+    if labels is None or len(labels) != len(init):
+        labels = ["loop_var"] * len(init)
     if shape_invariants is None:
         invariants = [t.shape for t in init]
     else:
@@ -868,7 +899,7 @@ def _graph_while(cond, body, structure, shape_invariants, parallel_iterations, n
 
     cond_graph = ControlFlowGraph(f"{name}_cond", graph)
     with cond_graph.as_default():
-        cond_inputs = [_placeholder(cond_graph, t.dtype, s, "loop_var") for t, s in zip(init, invariants)]
+        cond_inputs = [_placeholder(cond_graph, t.dtype, s, n) for t, s, n in zip(init, invariants, labels)]
         pred = cond_graph.output(cond(*_loop_args(structure, cond_inputs)))
     if pred.dtype != dtypes.bool:
         raise TypeError(f"Input 'input' of 'LoopCond' Op has type {pred.dtype.name} that does not match expected "
@@ -879,7 +910,7 @@ def _graph_while(cond, body, structure, shape_invariants, parallel_iterations, n
 
     body_graph = ControlFlowGraph(f"{name}_body", graph)
     with body_graph.as_default():
-        body_inputs = [_placeholder(body_graph, t.dtype, s, "loop_var") for t, s in zip(init, invariants)]
+        body_inputs = [_placeholder(body_graph, t.dtype, s, n) for t, s, n in zip(init, invariants, labels)]
         out = body(*_loop_args(structure, body_inputs))
         if not nest.is_nested(out):
             out = [out]

@@ -271,10 +271,14 @@ viz.draw_graph(tensor_graph)
 # %% [markdown]
 # The `while` became one `StatelessWhile` op (TF's `While`, what `tf.while_loop` builds). Its
 # `body` is a sub-graph with the loop variables `n` and `steps` as placeholders: `n % 2 == 0`
-# feeds the nested `StatelessIf` (the converted `if`), and `steps + 1` sits beside it.
+# feeds the nested `StatelessIf` (the converted `if`), and `steps + 1` sits beside it. (AutoGraph
+# knows the Python names of the loop variables, and the engine names the placeholders after them;
+# TF names them `Placeholder`, `Placeholder_1`, in the same order.)
 
 # %%
 while_op = next(op for op in tensor_graph.get_operations() if op.type.endswith("While"))
+print("the body's placeholders:", [op.name for op in while_op.attrs["body"].graph.get_operations()
+                                   if op.type == "Placeholder"])
 viz.draw_graph(while_op.attrs["body"].graph)
 
 # %% [markdown]

@@ -610,3 +610,51 @@ def test_a_training_loop_inside_a_function():
 
     assert float(train(tf.constant(50))) < 1e-9 and float(w) == pytest.approx(3.0)
     assert train.experimental_get_tracing_count() == 1
+
+
+def test_a_converted_while_names_its_loop_variables_after_the_python_ones():
+    """The body graph of an AutoGraph ``while`` reads ``n``, ``steps`` (a deliberate difference: TF names
+    them Placeholder, Placeholder_1); a plain ``tf.while_loop`` keeps ``loop_var``; nested loops each
+    get their own names."""
+    @tf.function
+    def collatz(n):
+        steps = tf.constant(0)
+        while n != 1:
+            n = tf.where(n % 2 == 0, n // 2, 3 * n + 1)
+            steps += 1
+        return steps
+
+    def placeholders(graph):
+        return [op.name for op in graph.get_operations() if op.type == "Placeholder"]
+
+    graph = collatz.get_concrete_function(tf.TensorSpec([], tf.int32)).graph
+    (loop,) = [op for op in graph.get_operations() if op.type.endswith("While")]
+    assert placeholders(loop.attrs["body"].graph) == ["n", "steps"]
+    assert placeholders(loop.attrs["cond"].graph) == ["n", "steps"]
+    assert int(collatz(tf.constant(27))) == 111
+
+    @tf.function
+    def nested(x):
+        i = tf.constant(0)
+        while i < 2:
+            j = tf.constant(0)
+            while j < 3:
+                x = x + 1.0
+                j += 1
+            i += 1
+        return x
+
+    graph = nested.get_concrete_function(tf.TensorSpec([], tf.float32)).graph
+    (outer,) = [op for op in graph.get_operations() if op.type.endswith("While")]
+    (inner,) = [op for op in outer.attrs["body"].graph.get_operations() if op.type.endswith("While")]
+    assert sorted(placeholders(outer.attrs["body"].graph)) == ["i", "x"]
+    assert sorted(placeholders(inner.attrs["body"].graph)) == ["j", "x"]
+    assert float(nested(tf.constant(0.0))) == 6.0
+
+    @tf.function
+    def plain(x):
+        return tf.while_loop(lambda v: v < 10.0, lambda v: v * 2.0, [x])
+
+    graph = plain.get_concrete_function(tf.TensorSpec([], tf.float32)).graph
+    (loop,) = [op for op in graph.get_operations() if op.type.endswith("While")]
+    assert placeholders(loop.attrs["body"].graph) == ["loop_var"]
