@@ -98,18 +98,9 @@ def test_using_the_engines_tape_gets_nothing(make_submission, tmp_path):
 def test_honest_code_that_a_name_check_used_to_penalise_gets_full_marks(make_submission, tmp_path):
     # getattr in the gradients cell, a local named `gradients`, super(GradientTape, self), a scratch cell that
     # compares with tf.GradientTape, and %%time at the top of an answer cell: none of it costs anything.
-    def grads_cell(src):
-        return src.replace("def exp_grad(e, dy):\n", "def exp_grad(e, dy):\n    _attrs = getattr(e, 'attrs', {})\n")
-    def tape_cell(src):
-        src = src.replace("        super().__init__()", "        super(GradientTape, self).__init__()")
-        return src.replace("        grads = backprop(order, target._id, tf.ones_like(target), vjp)\n"
-                           "        out = [grads.get(s._id) for s in srcs]",
-                           "        gradients = backprop(order, target._id, tf.ones_like(target), vjp)\n"
-                           "        out = [gradients.get(s._id) for s in srcs]")
-    scratch = ("try:\n    with tf.GradientTape() as _ref:\n        _v = tf.Variable(3.0)\n        _y = _v * _v\n"
-               "    print('reference:', _ref.gradient(_y, _v))\nexcept NotImplementedError as e:\n    print(e)\n")
-    p = make_submission(str(tmp_path / "h.ipynb"), extra_cells=[scratch], replace={
-        "grads": grads_cell, "tape": tape_cell, "unbroadcast": lambda s: "%%time\n" + s})
+    # (The same variants are graded as an ordinary user in test_isolation.py.)
+    from isolation_driver import HONEST_VARIANTS, SCRATCH
+    p = make_submission(str(tmp_path / "h.ipynb"), extra_cells=[SCRATCH], replace=HONEST_VARIANTS)
     import nbformat
     sources = {(c.metadata.get("nbgrader") or {}).get("grade_id"): c.source for c in nbformat.read(p, 4).cells}
     assert "gradients = backprop" in sources["tape"] and "super(GradientTape, self)" in sources["tape"]
