@@ -252,6 +252,26 @@ class Dataset:
         """
         return Dataset.zip((Dataset.range(start, np.iinfo(np.int64).max), self))
 
+    def shard(self, num_shards, index, name=None):
+        """Every ``num_shards``-th element, starting at ``index``: this worker's share of a dataset.
+
+        What a ``distribute_datasets_from_function`` ``dataset_fn`` calls with its
+        ``InputContext`` (``shard(ctx.num_input_pipelines, ctx.input_pipeline_id)``).
+        Built from ``enumerate`` and ``filter``; TF's errors for bad arguments.
+        """
+        from ..framework import errors
+        num_shards, index = int(num_shards), int(index)
+        if num_shards <= 0:
+            raise errors.InvalidArgumentError(
+                None, None, f"Number of shards must be greater than zero (currently num_shards = {num_shards}).")
+        if not 0 <= index < num_shards:
+            raise errors.InvalidArgumentError(
+                None, None, f"Index must be between 0 and {num_shards - 1} (currently index = {index}).")
+        from ..ops import math_ops
+        return self.enumerate().filter(
+            lambda i, *_: math_ops.equal(math_ops.floormod(i, num_shards), index)).map(
+            lambda i, *element: element[0] if len(element) == 1 else element)
+
     def concatenate(self, dataset, name=None):
         """The elements of this dataset followed by those of ``dataset`` (same structure and dtypes)."""
         return _IMPLEMENTATIONS["concatenate"](self, dataset)

@@ -1,13 +1,34 @@
 """``tf.data.Options``: the options ``with_options`` attaches and ``options()`` returns.
 
 They have TF's attribute names (and TF refuses unknown ones), but **no option
-changes what the engine does**: it has no graph rewrites, maps sequentially,
+changes what the engine does** but one, ``experimental_distribute.auto_shard_policy``
+(read by ``MultiWorkerMirroredStrategy``, :class:`AutoShardPolicy`): it has no graph rewrites, maps sequentially,
 and its one thread is ``prefetch``'s. ``deterministic=False`` in particular
 does not reorder anything. A module of its own, below ``dataset_ops.py``
 (``Dataset.options()`` builds one) and ``extras.py`` (``with_options``).
 """
 
-__all__ = ["Options"]
+import enum
+
+__all__ = ["Options", "AutoShardPolicy"]
+
+
+class AutoShardPolicy(enum.IntEnum):
+    """``tf.data.experimental.AutoShardPolicy``: how a multi-worker strategy shards a dataset (TF's values).
+
+    The one option the engine acts on: ``MultiWorkerMirroredStrategy.experimental_distribute_dataset``
+    reads ``options().experimental_distribute.auto_shard_policy`` (see ``engine/distribute/input_lib.py``).
+    ``AUTO`` tries ``FILE`` and falls back to ``DATA``; the engine has no file-based datasets, so
+    ``AUTO`` is ``DATA`` and ``FILE`` is TF's ``NotFoundError`` ("Found an unshardable source dataset").
+    ``HINT`` shards only at ``tf.data.experimental.SHARD_HINT`` placeholders: the engine has none, so
+    it is ``OFF``, as TF 2.21 behaves for an in-memory dataset (recorded).
+    """
+
+    OFF = -1
+    AUTO = 0
+    FILE = 1
+    DATA = 2
+    HINT = 3
 
 
 class _OptionsGroup:

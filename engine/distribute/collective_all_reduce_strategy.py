@@ -35,7 +35,11 @@ What differs from ``MirroredStrategy``, as in TF:
 * ``extended.should_checkpoint`` (and ``should_save_summary``) is true on the
   chief only: every worker trains, one writes;
 * the devices are named after the task, ``/job:worker/replica:0/task:1/device:CPU:0``
-  (``extended.worker_devices``).
+  (``extended.worker_devices``): as in TF, once the strategy has joined the
+  cluster every tensor and variable of the process (in the scope or not) says
+  so in ``.device`` (``framework.device.set_local_task``). (TF also insists
+  that the strategy be made before any op runs: "Collective ops must be
+  configured at program startup"; the engine does not.)
 
 A malformed ``TF_CONFIG`` is refused when the strategy is made, with TF's
 errors (``multi_worker_util.resolve_multi_worker_task``). Without a cluster
@@ -48,10 +52,15 @@ falls back to the ring, as TF does for CPU tensors. ``timeout_seconds`` bounds
 every receive (``tf.errors.DeadlineExceededError``); ``bytes_per_pack`` splits
 each all-reduce into all-reduces of at most that many bytes (0: one per dtype).
 
-Not yet (the next steps of the same design): ``experimental_distribute_dataset``
-with auto-sharding (``AutoShardPolicy``); Keras ``fit`` with sharded input (today
-``fit`` under MWMS gives every worker the whole global batch: the weights are
-those of one process, but nothing is gained); GPUs across workers (NCCL).
+Input: ``experimental_distribute_dataset`` shards by the dataset's
+``tf.data.experimental.AutoShardPolicy`` as TF does (``DATA``/``AUTO``: worker k
+gets the k-th contiguous piece of every global batch; ``OFF``; ``FILE``), and
+``distribute_datasets_from_function`` gets an ``InputContext`` per worker
+(``input_lib.py`` records TF 2.21's behaviour). Keras ``fit`` inside the scope
+gives each worker its piece of every global batch the same way, so N workers
+end with the weights of one process's ``fit`` on the same global batch (TF
+2.21's own Keras 3.15 fails there: it passes a tuple of per-replica values to
+``strategy.reduce``, keras-team/keras#20585). Not yet: GPUs across workers (NCCL).
 """
 import enum
 
@@ -62,7 +71,7 @@ from ..eager.tape import stop_recording
 from ..framework import dtypes
 from ..framework.context import ctx
 from ..framework.device import device as device_scope
-from ..framework.device import lookup_device, manager
+from ..framework.device import lookup_device, manager, set_local_task
 from ..framework.tensor import EagerTensor, constant
 from ..ops import array_ops, math_ops, reduction_ops
 from . import collective_ring
@@ -70,6 +79,8 @@ from .cluster_resolver import ClusterResolver, TFConfigClusterResolver
 from .collective_ops import all_reduce_tensors
 from .collective_service import CollectiveGroup, task_server
 from .cross_device_ops import CrossDeviceOps, select_cross_device_ops
+from .input_lib import (DistributedDataset, DistributedDatasetsFromFunction, MultiWorkerDatasetsFromFunction,
+                        MultiWorkerDistributedDataset)
 from .distribute_lib import StrategyExtended
 from .mirrored_run import call_for_each_replica
 from .mirrored_strategy import MirroredStrategy
@@ -293,6 +304,7 @@ class MultiWorkerMirroredStrategy(MirroredStrategy):
                 members = [(t, i, cluster_spec.task_address(t, i)) for t, i in collective_tasks(cluster_spec)]
                 group = CollectiveGroup(server, members, rank, timeout=options.timeout_seconds or None)
                 group.connect()      # as TF: the strategy is made once every worker is up
+                set_local_task(task_type, task_id)   # as TF: this process's devices are named after the task
         local_ops = select_cross_device_ops(devices)
         cross_ops = CollectiveAllReduce(group, local_ops, num_workers * len(devices), options)
         self._group = group
@@ -343,11 +355,29 @@ class MultiWorkerMirroredStrategy(MirroredStrategy):
                 results.append(value_fn(ValueContext(self._replica_offset() + i, self.num_replicas_in_sync)))
         return regroup(results)
 
+    def _input_worker(self):
+        """(number of workers, this worker's index): how the input is shared out (``input_lib``)."""
+        return self._extended._num_workers, self._extended._id_in_cluster
+
     def experimental_distribute_dataset(self, dataset, options=None):
-        raise NotImplementedError(
-            "MultiWorkerMirroredStrategy.experimental_distribute_dataset (auto-sharding across workers) is not "
-            "implemented yet: give each replica its slice of the global batch with "
-            "experimental_distribute_values_from_function (its ValueContext has the global replica id).")
+        """This worker's share of every global batch, by the dataset's ``AutoShardPolicy`` (``input_lib.py``).
+
+        One worker: as ``MirroredStrategy``. Several: ``DATA``/``AUTO`` give worker k
+        the k-th contiguous piece of each global batch (``ceil(b / workers)`` examples,
+        as TF), ``OFF`` the whole dataset rebatched per replica, ``FILE`` TF's
+        ``NotFoundError`` for an in-memory dataset.
+        """
+        if self._extended._num_workers == 1:
+            return DistributedDataset(self, dataset)
+        return MultiWorkerDistributedDataset(self, dataset)
+
+    def distribute_datasets_from_function(self, dataset_fn, options=None):
+        """``dataset_fn(InputContext(workers, this worker, num_replicas_in_sync))`` once on each worker."""
+        if self._extended._num_workers == 1:
+            return DistributedDatasetsFromFunction(self, dataset_fn)
+        return MultiWorkerDatasetsFromFunction(self, dataset_fn)
+
+    experimental_distribute_datasets_from_function = distribute_datasets_from_function
 
     # --- cross-replica operations: over the workers too -------------------------------------------
     def _local_parts(self, value):

@@ -7,8 +7,19 @@
   (e.g. ``optimizer.build``, which creates slot variables) instead of once per
   replica thread.
 * :func:`distributed_step`: ``model.fit``/``evaluate``/``predict`` under a
-  strategy: split the global batch, run the model's step on every replica, and
-  read the metrics in cross-replica context.
+  strategy: split the global batch (under several workers: first this worker's
+  contiguous piece, as TF's DATA auto-sharding), run the model's step on every
+  replica, and read the metrics in cross-replica context (their variables are
+  all-reduced over every worker, so each worker logs the global loss).
+  Every worker must see the same global batches: ``fit(shuffle=True)`` draws its
+  permutation with ``tf.random.shuffle``, so set the same ``tf.random.set_seed``
+  on every worker (TF's advice for a shuffled dataset under MWMS too). With
+  pieces of unequal size (a global batch not divisible by the workers), Keras's
+  per-replica mean loss / ``num_replicas_in_sync`` is not the global mean, as in TF.
+* :func:`gather_across_workers`: ``predict`` under several workers: each worker
+  predicted its piece of the batch; every worker gets the whole batch's
+  outputs in worker order (Keras 2's ``concat`` reduction did the same with
+  ``strategy.gather``).
 
 Why gradients are *summed*, not averaged: each replica's loss is already divided
 by the global batch size (``tf.nn.compute_average_loss``, or Keras's loss scaling
@@ -19,7 +30,8 @@ from ..framework.context import ctx
 from .input_lib import split_global_batch
 from .values import DistributedValues, _map_structure
 
-__all__ = ["in_replica_context", "all_reduce_gradients", "call_in_cross_replica_context", "distributed_step"]
+__all__ = ["in_replica_context", "all_reduce_gradients", "call_in_cross_replica_context", "distributed_step",
+           "gather_across_workers"]
 
 
 def in_replica_context():
@@ -72,6 +84,22 @@ def distributed_step(model, kind, data):
     per_replica = split_global_batch(strategy, data)
     outputs = strategy.run(getattr(model, f"{kind}_step"), args=(per_replica,))
     if kind == "predict":
+        input_worker = getattr(strategy, "_input_worker", None)
+        if input_worker is not None and input_worker()[0] > 1:
+            return outputs      # gathered from every worker outside the tf.function (gather_across_workers)
         return _map_structure(lambda v: strategy.gather(v, axis=0) if isinstance(v, DistributedValues) else v,
                               outputs)
     return model.get_metrics_result()
+
+
+def gather_across_workers(strategy, outputs):
+    """``outputs`` (this worker's predictions for its piece of a batch) gathered from every worker, eagerly.
+
+    Unchanged without a strategy of several workers (``strategy._input_worker()``).
+    """
+    input_worker = getattr(strategy, "_input_worker", None)
+    if input_worker is None or input_worker()[0] == 1:
+        return outputs
+    from ..framework.tensor import Tensor
+    return _map_structure(lambda v: strategy.gather(v, axis=0) if isinstance(v, (Tensor, DistributedValues)) else v,
+                          outputs)

@@ -118,7 +118,7 @@ class PerReplicaSpec:
         return hash(self._value_specs)
 
     def __repr__(self):
-        return f"PerReplicaSpec({', '.join(repr(s) for s in self._value_specs)})"
+        return f"PerReplicaSpec{tuple(self._value_specs)!r}"   # TF's TypeSpec repr: "PerReplicaSpec(A,)" for one
 
 
 def is_distributed(x):

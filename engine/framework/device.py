@@ -27,13 +27,29 @@ from .context import ctx
 __all__ = [
     "Device", "PhysicalDevice", "LogicalDevice", "LogicalDeviceConfiguration", "device",
     "list_physical_devices", "list_logical_devices", "set_logical_device_configuration",
-    "get_logical_device_configuration", "default_device", "lookup_device", "canonical_name",
+    "get_logical_device_configuration", "default_device", "lookup_device", "canonical_name", "set_local_task",
 ]
 
 PhysicalDevice = collections.namedtuple("PhysicalDevice", ["name", "device_type"])
 LogicalDevice = collections.namedtuple("LogicalDevice", ["name", "device_type"])
 
 _PREFIX = "/job:localhost/replica:0/task:0/device:"
+
+
+def set_local_task(job="localhost", task=0):
+    """Name this process's devices after its cluster task: ``/job:<job>/replica:0/task:<task>/device:CPU:0``.
+
+    What TF does when a ``MultiWorkerMirroredStrategy`` joins a cluster (recorded with
+    TF 2.21, 2 workers): from then on every tensor and variable of worker k, in the
+    strategy's scope or not, and ``with tf.device("/CPU:0")`` too, is on
+    ``/job:worker/replica:0/task:k/device:CPU:0``. The devices themselves do not
+    change (a spec is matched by type and index); only their names do.
+    ``set_local_task()`` restores ``/job:localhost/replica:0/task:0``.
+    """
+    global _PREFIX
+    _PREFIX = f"/job:{job}/replica:0/task:{int(task)}/device:"
+    for d in manager._logical or ():
+        d.name = f"{_PREFIX}{d.device_type}:{d.index}"
 
 
 class LogicalDeviceConfiguration:

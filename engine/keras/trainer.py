@@ -40,7 +40,7 @@ optimizer all-reduces the gradients (see ``losses.py`` and ``optimizers/optimize
 """
 import numpy as np
 
-from ..distribute.distribute_utils import distributed_step
+from ..distribute.distribute_utils import distributed_step, gather_across_workers
 from ..tracing.function import Function, function
 from ..eager.tape import GradientTape
 from ..framework.func_graph import FuncGraph
@@ -375,7 +375,7 @@ class Trainer:
         for step, batch in data.enumerate_epoch():
             callbacks.on_predict_batch_begin(step)
             batch = (unpack_x_y_sample_weight(batch)[0],)
-            out = self._run_step("predict", batch)
+            out = gather_across_workers(self.distribute_strategy, self._run_step("predict", batch))
             outputs.append(nest.map_structure(lambda t: np.asarray(t.numpy()), out))
             callbacks.on_predict_batch_end(step, {"outputs": out})
         callbacks.on_predict_end()
