@@ -645,17 +645,18 @@ g
 
 # %% [markdown]
 # ## Beyond one machine (4.2–4.4), mapped to what the engine shows
-# The engine implements one machine. The other strategies change *where the replicas live* and
+# This lesson stays in one process. The other strategies change *where the replicas live* and
 # *how gradients meet*, not the training-loop contract you just learned (scope, `run`, distributed
-# datasets, global-batch loss scaling).
+# datasets, global-batch loss scaling). Lesson 55 runs the next one live: MultiWorkerMirroredStrategy
+# with two and three worker processes talking over gRPC on this machine.
 #
 # **MultiWorkerMirroredStrategy (4.2).** The same synchronous all-reduce, across machines
 # ("workers"), each with its own GPUs. Every worker runs the *same* script; the `TF_CONFIG`
 # environment variable tells each process the cluster and which task it is. The all-reduce runs
 # over the network (gRPC, or RDMA/NCCL between GPUs) with collective ops: within a machine NCCL,
 # across machines a ring (or a tree) just like the one drawn above, now with network links as the
-# edges. The replica count is workers × GPUs per worker, and the global batch is split across all
-# of them.
+# edges (lesson 55 draws it from the sends the workers recorded). The replica count is workers × GPUs
+# per worker, and the global batch is split across all of them.
 
 # %%
 tf_config = {"cluster": {"worker": ["host0:12345", "host1:12345", "host2:12345"]},
@@ -676,7 +677,9 @@ print(f"I am {cfg['task']['type']} {cfg['task']['index']} of {workers}; "
 # since updated). In the engine's terms: replace the all-reduce by `ReductionToOneDevice` with the
 # variables living only on the root (the parameter server), and drop the requirement that every
 # replica reach the same synchronization point. The root's traffic measured above, (N−1)·size, is
-# exactly why the variables are sharded across several servers.
+# exactly why the variables are sharded across several servers. The engine has no
+# `ParameterServerStrategy` yet, so the course does not run one (exercise 3 below simulates the
+# asynchronous updates).
 #
 # **TPUStrategy (4.4).** TPU cores play the replicas; `experimental_distribute_dataset` shards
 # the input across cores as it does here; gradients are all-reduced over the TPUs' own
@@ -688,7 +691,7 @@ print(f"I am {cfg['task']['type']} {cfg['task']['index']} of {workers}; "
 # | strategy | replicas | gradients meet by | sync | engine analogue |
 # |---|---|---|---|---|
 # | MirroredStrategy | GPUs of one machine | all-reduce (NCCL) | sync | everything in this lesson |
-# | MultiWorkerMirrored | GPUs of many machines (`TF_CONFIG`) | collective all-reduce over network | sync | the ring, with network edges |
+# | MultiWorkerMirrored | GPUs of many machines (`TF_CONFIG`) | collective all-reduce over network | sync | lesson 55: the ring over gRPC between processes |
 # | ParameterServer | workers + parameter servers | push to / pull from servers | async possible | `ReductionToOneDevice`, root = server |
 # | TPUStrategy | TPU cores | all-reduce on the TPU interconnect | sync, compiled | `tf.function` step with `MirroredAllReduce` |
 
