@@ -9,42 +9,26 @@ what one process gives on the same global batches (TF 2.21's own Keras fails
 there: a tuple of per-replica values passed to ``strategy.reduce``).
 """
 import json
-import os
-import pathlib
-import subprocess
-import sys
 
 import numpy as np
 import pytest
 
 import engine as tf
+from launched import launch_clusters
 import mwms_input_worker
 from tf_sharding_cases import TF_2_21
 
-HERE = pathlib.Path(__file__).resolve().parent
-ROOT = pathlib.Path(tf.__file__).resolve().parent.parent
 TIMEOUT_S = 60
 
 
 @pytest.fixture(scope="module")
 def runs(tmp_path_factory):
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")]))}
-    started = {}
-    for n in (2, 3):
-        out = tmp_path_factory.mktemp(f"input{n}")
-        cmd = [sys.executable, "-m", "engine.distribute.launch", "--workers", str(n), "--timeout", str(TIMEOUT_S),
-               str(HERE / "mwms_input_worker.py"), str(out)]
-        started[n] = (subprocess.Popen(cmd, cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                                       text=True), out)
     results = {}
-    for n, (process, out) in started.items():
-        try:
-            stdout, stderr = process.communicate(timeout=TIMEOUT_S + 30)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            stdout, stderr = process.communicate()
-        assert process.returncode == 0, stdout + stderr
+    for n, (status, stdout, stderr, out) in launch_clusters(tmp_path_factory, "mwms_input_worker.py",
+                                                            timeout_s=TIMEOUT_S, prefix="input").items():
+        assert status == 0, stdout + stderr
         results[n] = [json.loads((out / f"rank{r}.json").read_text()) for r in range(n)]
+    return results
     return results
 
 

@@ -6,42 +6,26 @@ results also show that the chief's initial values were broadcast. The reference
 is the same loop in this process, without a strategy, on the whole global batch.
 """
 import json
-import os
-import pathlib
-import subprocess
-import sys
 
 import numpy as np
 import pytest
 
 import engine as tf
+from launched import launch_clusters
 import mwms_worker
 
-HERE = pathlib.Path(__file__).resolve().parent
-ROOT = pathlib.Path(tf.__file__).resolve().parent.parent
 TIMEOUT_S = 90
 
 
 @pytest.fixture(scope="module")
 def runs(tmp_path_factory):
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")]))}
-    started = {}
-    for n in (2, 3):
-        out = tmp_path_factory.mktemp(f"mwms{n}")
-        cmd = [sys.executable, "-m", "engine.distribute.launch", "--workers", str(n), "--timeout", str(TIMEOUT_S),
-               str(HERE / "mwms_worker.py"), str(out)]
-        started[n] = (subprocess.Popen(cmd, cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                                       text=True), out)
     results = {}
-    for n, (process, out) in started.items():
-        try:
-            stdout, stderr = process.communicate(timeout=TIMEOUT_S + 30)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            stdout, stderr = process.communicate()
-        assert process.returncode == 0, stdout + stderr
+    for n, (status, stdout, stderr, out) in launch_clusters(tmp_path_factory, "mwms_worker.py",
+                                                            timeout_s=TIMEOUT_S, prefix="mwms").items():
+        assert status == 0, stdout + stderr
         results[n] = [(json.loads((out / f"rank{r}.json").read_text()), dict(np.load(out / f"rank{r}.npz")))
                       for r in range(n)]
+    return results
     return results
 
 

@@ -11,11 +11,8 @@ Two kinds of runs:
 """
 import json
 import os
-import pathlib
 import re
 import socket
-import subprocess
-import sys
 import threading
 import time
 
@@ -23,14 +20,13 @@ import numpy as np
 import pytest
 
 import engine as tf
+from launched import launch_clusters
 from engine.distribute import collective_ring
 from engine.distribute.collective_log import CollectiveRecord, merge_records
 from engine.distribute.collective_service import CollectiveGroup
 from engine.distribute.cross_device_ops import chunk_bounds
 from ring_worker import CASES, inputs
 
-HERE = pathlib.Path(__file__).resolve().parent
-ROOT = pathlib.Path(tf.__file__).resolve().parent.parent
 TIMEOUT_S = 90
 
 
@@ -49,23 +45,7 @@ def _nobody_listens(port):
 @pytest.fixture(scope="module")
 def runs(tmp_path_factory):
     """``{N: (exit status, stdout, stderr, out_dir)}`` of the launcher runs with 2 and 3 workers (in parallel)."""
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")]))}
-    started = {}
-    for n in (2, 3):
-        out = tmp_path_factory.mktemp(f"ring{n}")
-        cmd = [sys.executable, "-m", "engine.distribute.launch", "--workers", str(n), "--timeout", str(TIMEOUT_S),
-               str(HERE / "ring_worker.py"), str(out)]
-        started[n] = (subprocess.Popen(cmd, cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                                       text=True), out)
-    results = {}
-    for n, (process, out) in started.items():
-        try:
-            stdout, stderr = process.communicate(timeout=TIMEOUT_S + 30)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            stdout, stderr = process.communicate()
-        results[n] = (process.returncode, stdout, stderr, out)
-    return results
+    return launch_clusters(tmp_path_factory, "ring_worker.py", timeout_s=TIMEOUT_S, prefix="ring")
 
 
 def _run(runs, n):
