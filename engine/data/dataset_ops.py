@@ -49,6 +49,7 @@ from ..framework import dtypes
 from ..framework.context import ctx, executing_eagerly
 from ..framework.errors import InvalidArgumentError
 from ..framework.tensor import constant
+from ..ops import math_ops
 from . import structure
 from .graph_ops import GraphIterator, dataset_for_stmt, reduce_dataset
 from .iterator_ops import NumpyIterator, OwnedIterator
@@ -259,15 +260,13 @@ class Dataset:
         ``InputContext`` (``shard(ctx.num_input_pipelines, ctx.input_pipeline_id)``).
         Built from ``enumerate`` and ``filter``; TF's errors for bad arguments.
         """
-        from ..framework import errors
         num_shards, index = int(num_shards), int(index)
         if num_shards <= 0:
-            raise errors.InvalidArgumentError(
+            raise InvalidArgumentError(
                 None, None, f"Number of shards must be greater than zero (currently num_shards = {num_shards}).")
         if not 0 <= index < num_shards:
-            raise errors.InvalidArgumentError(
+            raise InvalidArgumentError(
                 None, None, f"Index must be between 0 and {num_shards - 1} (currently index = {index}).")
-        from ..ops import math_ops
         return self.enumerate().filter(
             lambda i, *_: math_ops.equal(math_ops.floormod(i, num_shards), index)).map(
             lambda i, *element: element[0] if len(element) == 1 else element)

@@ -27,6 +27,7 @@ by ``1 / num_replicas``), so the sum of the replicas' gradients is exactly the
 gradient of the mean loss over the global batch.
 """
 from ..framework.context import ctx
+from ..framework.tensor import Tensor
 from .input_lib import split_global_batch
 from .values import DistributedValues, _map_structure
 
@@ -100,6 +101,5 @@ def gather_across_workers(strategy, outputs):
     input_worker = getattr(strategy, "_input_worker", None)
     if input_worker is None or input_worker()[0] == 1:
         return outputs
-    from ..framework.tensor import Tensor
     return _map_structure(lambda v: strategy.gather(v, axis=0) if isinstance(v, (Tensor, DistributedValues)) else v,
                           outputs)

@@ -56,11 +56,14 @@ from ..framework.device import default_device
 from ..framework.device import device as device_scope
 import numpy as np
 
+from ..data.options import AutoShardPolicy
 from ..framework.errors import NotFoundError, OutOfRangeError
 from ..framework.tensor import EagerTensor, Tensor
 from ..framework.tensor_shape import TensorShape
 from ..framework.tensor_spec import TensorSpec
 from ..ops import array_ops, math_ops
+from ..util import nest
+from . import collective_ring
 from .replica_context import InputContext
 from .values import PerReplica, PerReplicaSpec, _map_structure, flatten_values
 
@@ -259,7 +262,6 @@ class DistributedDatasetsFromFunction:
 # Several workers (MultiWorkerMirroredStrategy)
 # --------------------------------------------------------------------------------------
 def _auto_shard_policy(dataset):
-    from ..data.options import AutoShardPolicy
     options = dataset.options() if hasattr(dataset, "options") else None
     policy = getattr(getattr(options, "experimental_distribute", None), "auto_shard_policy", None)
     return AutoShardPolicy.AUTO if policy is None else AutoShardPolicy(policy)
@@ -277,7 +279,6 @@ class _StepSync:
         self._group = strategy._group
 
     def anyone_has_data(self, mine):
-        from . import collective_ring
         total = collective_ring.ring_all_reduce(self._group, np.array([1 if mine else 0], np.int64))
         return int(total[0]) > 0
 
@@ -354,7 +355,6 @@ def _place_on_replicas(strategy, batches):
 
 def _rebatch(dataset, sizes):
     """TF's ``rebatch(batch_sizes)``: batches of the cycling ``sizes``, which may span input batches."""
-    from ..util import nest
     pending, structure, k = None, None, 0
     for batch in dataset:
         flat = nest.flatten(batch)
@@ -381,7 +381,6 @@ class MultiWorkerDistributedDataset(DistributedDataset):
     """
 
     def __init__(self, strategy, dataset):
-        from ..data.options import AutoShardPolicy
         super().__init__(strategy, dataset)
         self._policy = _auto_shard_policy(dataset)
         if self._policy is AutoShardPolicy.FILE:
@@ -390,7 +389,6 @@ class MultiWorkerDistributedDataset(DistributedDataset):
                                             f"one ({dataset!r}) is in memory. Use AutoShardPolicy.DATA or OFF.")
 
     def __iter__(self):
-        from ..data.options import AutoShardPolicy
         if self._policy in (AutoShardPolicy.AUTO, AutoShardPolicy.DATA):
             it = iter(self._dataset)
             return DistributedIterator(self._strategy, lambda: split_global_batch(self._strategy, next(it)))
