@@ -19,11 +19,11 @@ c = get_config()  # noqa: F821
 _here = os.path.dirname(os.path.abspath(__file__))
 if _here not in sys.path:  # the autograder package, also where the project is not installed
     sys.path.insert(0, _here)
-from autograder.batch import configure, db_url, grading_dir  # noqa: E402
+from autograder.batch import COURSE_ID, configure, db_url, grading_dir  # noqa: E402
 
 _grading = grading_dir()
 c.CourseDirectory.root = _here
-c.CourseDirectory.course_id = "tf-internals"
+c.CourseDirectory.course_id = COURSE_ID
 c.CourseDirectory.source_directory = "solutions"
 c.CourseDirectory.release_directory = os.path.join("course", "assignments")
 c.CourseDirectory.submitted_directory = os.path.join(_grading, "submitted")

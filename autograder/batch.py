@@ -34,7 +34,6 @@ import os
 import re
 import shutil
 import sys
-import tempfile
 import warnings
 
 import nbformat
@@ -45,9 +44,11 @@ from nbgrader.preprocessors import (AssignLatePenalties, CheckCellMetadata, Clea
 from traitlets import Dict
 
 from . import assignments, grading, notebooks
+from . import sandbox
 from .sandbox import REPO
 
 HIDDEN = re.compile(r"### BEGIN HIDDEN TESTS.*?### END HIDDEN TESTS\n?", re.S)
+COURSE_ID = "tf-internals"
 CODE_STUB = {"python": "# YOUR CODE HERE\nraise NotImplementedError()"}
 MISSING = "no notebook"  # the record's hash of a student folder without a notebook
 _BATCH = {"pool": None, "done": 0, "total": 0, "progress": False}  # the batch being graded now
@@ -125,10 +126,7 @@ def write_record(root, assignment, student, record):
     """Write atomically (a rename), so a crash never leaves a half record that looks graded."""
     path = _record_path(root, assignment, student)
     os.makedirs(os.path.dirname(path), exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=os.path.dirname(path), suffix=".tmp")
-    with os.fdopen(fd, "w", encoding="utf-8") as f:
-        json.dump(record, f, indent=1)
-    os.replace(tmp, path)
+    sandbox.write_json_atomically(path, record)
 
 
 def drop_record(root, assignment, student):
@@ -245,7 +243,7 @@ def _config(root, options):
     from traitlets.config import Config
     cfg = Config()
     cfg.CourseDirectory.root = root
-    cfg.CourseDirectory.course_id = "tf-internals"
+    cfg.CourseDirectory.course_id = COURSE_ID
     cfg.CourseDirectory.db_url = db_url(root)
     cfg.BaseConverter.force = True
     return configure(cfg, root, options)
@@ -323,7 +321,6 @@ def stage(assignment, submissions, root, regrade=False):
 
 def _autograde(api, spec, root, students, progress):
     """One nbgrader autograde run and one feedback run over ``students`` only (the others are excluded)."""
-    from . import sandbox
     others = [s for s in os.listdir(os.path.join(root, "submitted")) if s not in set(students)]
     api.coursedir.student_id_exclude = ",".join(others)
     _BATCH.update(done=0, total=len(students), progress=progress)
@@ -350,7 +347,7 @@ def _record_failure(root, spec, student, note):
     The record keeps the notebook's hash (or ``MISSING``): the same file fails the same way, so an
     unchanged one is not tried again (``regrade`` does)."""
     from nbgrader.api import Gradebook
-    with quiet_gradebook(), Gradebook(db_url(root), "tf-internals") as gb:
+    with quiet_gradebook(), Gradebook(db_url(root), COURSE_ID) as gb:
         gb.update_or_create_student(student)
         gb.update_or_create_submission(spec.NAME, student)
         save_scores(gb, spec.NAME, spec.NAME, student, {t.test_cell: 0.0 for t in spec.TASKS})

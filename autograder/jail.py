@@ -29,7 +29,7 @@ import os
 CLONE_NEWNS, CLONE_NEWUSER, CLONE_NEWPID, CLONE_NEWNET = 0x00020000, 0x10000000, 0x20000000, 0x40000000
 MS_RDONLY, MS_NOSUID, MS_NODEV, MS_NOEXEC = 1, 2, 4, 8
 MS_REMOUNT, MS_NOATIME, MS_NODIRATIME, MS_BIND, MS_REC = 32, 1024, 2048, 4096, 16384
-MS_PRIVATE, MS_RELATIME, MS_STRICTATIME = 1 << 18, 1 << 21, 1 << 24
+MS_MOVE, MS_PRIVATE, MS_RELATIME, MS_STRICTATIME = 1 << 13, 1 << 18, 1 << 21, 1 << 24
 MNT_DETACH = 2
 PR_SET_PDEATHSIG, PR_SET_DUMPABLE = 1, 4
 NOBODY = 65534
@@ -144,9 +144,9 @@ def enter_private_root(root, read_only, sandbox, boxes, masks=()):
         elif os.path.exists(path):
             bind_read_only(path, _place(root, path, os.path.isdir(path)))
     for path in masks:
-        if os.path.isdir(os.path.join(root, path.lstrip("/"))):
-            mount("tmpfs", os.path.join(root, path.lstrip("/")), "tmpfs", MS_RDONLY | MS_NOSUID | MS_NODEV,
-                  "size=4k,mode=555")
+        inside = os.path.join(root, path.lstrip("/"))
+        if os.path.isdir(inside):
+            mount("tmpfs", inside, "tmpfs", MS_RDONLY | MS_NOSUID | MS_NODEV, "size=4k,mode=555")
     bind_read_only(sandbox, _place(root, "/sandbox"))
     mount(boxes, _place(root, "/boxes"), flags=MS_BIND | MS_REC)
     mount("tmpfs", _place(root, "/dev"), "tmpfs", MS_NOSUID, "size=64k,mode=755")
@@ -169,7 +169,7 @@ def _pivot_into(root):
     if number is not None and _libc.syscall(number, b".", b".") == 0:
         umount(".")  # pivot_root(".", ".") stacks the old root on the new one: detach it
     else:  # no pivot_root for this architecture: move the new root over "/" (what switch_root does)
-        mount(".", "/", flags=1 << 13)  # MS_MOVE
+        mount(".", "/", flags=MS_MOVE)
         os.chroot(".")
     os.chdir("/")
 

@@ -17,7 +17,6 @@ from .sandbox import REPO
 
 SOURCE = os.path.join(REPO, "solutions", "lessons")
 RELEASED = os.path.join(REPO, "course", "lessons")
-CODE_STUB = "# YOUR CODE HERE\nraise NotImplementedError()"
 TEXT_STUB = "YOUR ANSWER HERE"
 
 
@@ -28,8 +27,9 @@ def sources():
 def released_notebook(source_py):
     """The student's version of the lesson at ``source_py``: answers cleared, metadata kept."""
     from nbgrader.preprocessors import ClearSolutions
+    from .batch import CODE_STUB   # the assignments' stub, the same for the lessons
     nb = notebooks.to_notebook(source_py)
-    clear = ClearSolutions(code_stub={"python": CODE_STUB}, text_stub=TEXT_STUB)
+    clear = ClearSolutions(code_stub=CODE_STUB, text_stub=TEXT_STUB)
     nb, _ = clear.preprocess(nb, {"language": "python"})
     return nb
 

@@ -21,7 +21,7 @@ def _generate_in(work, assignment, gradebook=None):
     from nbgrader.apps import NbGraderAPI
     from nbgrader.coursedir import CourseDirectory
     from traitlets.config import Config
-    from .batch import CODE_STUB, alembic_on_path, quiet_gradebook
+    from .batch import CODE_STUB, COURSE_ID, alembic_on_path, quiet_gradebook
     src = os.path.join(work, "source", assignment)
     os.makedirs(src)
     for py, _ in notebooks.twins():
@@ -29,7 +29,7 @@ def _generate_in(work, assignment, gradebook=None):
             nbformat.write(notebooks.to_notebook(py), os.path.join(src, os.path.basename(py)[:-3] + ".ipynb"))
     cfg = Config()
     cfg.CourseDirectory.root = work
-    cfg.CourseDirectory.course_id = "tf-internals"
+    cfg.CourseDirectory.course_id = COURSE_ID
     if gradebook:
         alembic_on_path()
         cfg.CourseDirectory.db_url = gradebook

@@ -110,13 +110,12 @@ def namespaces_available():
             try:
                 for d in ("root", "sandbox", "boxes"):
                     os.makedirs(os.path.join(work, d))
-                code = ("import sys, os; sys.path.insert(0, sys.argv[1]); import jail\n"
-                        "try:\n    jail.enter_private_root(sys.argv[2], sys.argv[3:], sys.argv[2][:-4] + 'sandbox', "
-                        "sys.argv[2][:-4] + 'boxes')\nexcept OSError as e:\n    print(e); sys.exit(1)\n"
-                        "print('ok')\n")
-                out = subprocess.run([sys.executable, "-S", "-c", code, os.path.dirname(JAIL),
-                                      os.path.join(work, "root")] + read_only_paths(),
-                                     capture_output=True, text=True, timeout=20)
+                code = ("import sys; sys.path.insert(0, sys.argv[1]); import jail\n"
+                        "try:\n    jail.enter_private_root(sys.argv[2], sys.argv[5:], sys.argv[3], sys.argv[4])\n"
+                        "except OSError as e:\n    print(e); sys.exit(1)\nprint('ok')\n")
+                out = subprocess.run([sys.executable, "-S", "-c", code, os.path.dirname(JAIL)]
+                                     + [os.path.join(work, d) for d in ("root", "sandbox", "boxes")]
+                                     + read_only_paths(), capture_output=True, text=True, timeout=20)
                 _PROBED = (out.returncode == 0, (out.stdout + out.stderr).strip()[-300:])
             except (OSError, subprocess.SubprocessError) as error:
                 _PROBED = (False, str(error))
@@ -367,9 +366,11 @@ class _EventReader:
         return events
 
 
-def _write_atomically(path, data):
+def write_json_atomically(path, data):
+    """Write ``data`` as JSON through a rename, readable by all (the sandbox's unprivileged user reads the
+    plan and the injections): a reader never sees half a file."""
     tmp = path + ".part"
-    with open(tmp, "w") as f:
+    with open(tmp, "w", encoding="utf-8") as f:
         json.dump(data, f)
     os.chmod(tmp, 0o644)
     os.replace(tmp, path)
@@ -419,9 +420,7 @@ def run(plan, *, item_timeout=10.0, total_timeout=60.0, max_restarts=6, pool=Non
         box = pool.new_box()
         try:
             plan["skip_cells"], plan["skip_tasks"] = sorted(skip_cells), sorted(skip_tasks | set(tasks_done))
-            with open(os.path.join(box, "plan.json"), "w") as f:
-                json.dump(plan, f)
-            os.chmod(os.path.join(box, "plan.json"), 0o644)
+            write_json_atomically(os.path.join(box, "plan.json"), plan)
             finished_now = set(tasks_done) | skip_tasks
 
             def answer(ev, box=box, finished_now=finished_now):
@@ -430,7 +429,8 @@ def run(plan, *, item_timeout=10.0, total_timeout=60.0, max_restarts=6, pool=Non
                     finished_now.add(name)
                 elif kind == "inject_request" and injections.get(name):
                     if all(t in finished_now for t in order[:order.index(name)]):
-                        _write_atomically(os.path.join(box, "inject.json"), {"task": name, "sources": injections[name]})
+                        write_json_atomically(os.path.join(box, "inject.json"),
+                                              {"task": name, "sources": injections[name]})
             events, timed_out = pool.run_box(box, item_timeout, total_timeout - (time.monotonic() - start_all),
                                              on_event=answer)
         finally:

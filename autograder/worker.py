@@ -155,8 +155,10 @@ def main(plan_path, results, io=".", scratch_mb=0):
     /tmp and /dev/shm, which count against the plan's memory limit."""
     with open(plan_path) as f:
         plan = json.load(f)
-    if io == ".":
+    try:
         os.remove(plan_path)  # the plan (generated inputs) is not left lying around for student code
+    except OSError:
+        pass  # read-only at /io: the grader removes it once the child reports
     out = open(results, "a", buffering=1) if isinstance(results, str) else os.fdopen(results, "a", buffering=1)
 
     def emit(**event):
