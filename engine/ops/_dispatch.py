@@ -182,7 +182,7 @@ def binary_inputs(op_name, x, y):
 def check_same_dtype(op_name, *tensors):
     """Inputs of one dtype, or TF's error: eagerly ``InvalidArgumentError``; in a graph, the op's row
     checks at node creation (``op_def_library``), else ``TypeError`` here."""
-    if ctx.graph is not None and _checked_at_creation(op_name):
+    if _checked_at_creation(op_name):
         return
     first = tensors[0].dtype
     for i, t in enumerate(tensors[1:], start=1):
