@@ -15,8 +15,8 @@ shortcut for TF's ``GraphDef.ParseFromString(tf.io.gfile.GFile(path, "rb").read(
 """
 import os
 
-from .framework.graph import Graph
-from .framework.graph_io import GraphDef, graph_to_graph_def
+from ..framework.graph import Graph
+from ..framework.graph_io import GraphDef, graph_to_graph_def
 
 __all__ = ["write_graph", "read_graph"]
 
