@@ -20,12 +20,13 @@ before it (``pyproject.toml`` declares the order; ``tests/test_layers.py`` check
    ``GradientTape`` records ops and replays them backwards (``tape.py``).
 4. ``ops/``: every op, each defined once with its kernel, shape function and gradient.
 5. The ``tf.*`` namespaces over the ops: ``math``, ``nn``, ``random``, ``linalg``,
-   ``bitwise``, ``debugging``, ``dtypes``, ``errors``, ``io``, ``graph_util``, ``nest``.
+   ``bitwise``, ``debugging``, ``dtypes``, ``errors``, ``io``, ``graph_util``, ``nest``, ``ragged``.
 6. ``variables`` and ``module``: state and its containers.
 7. ``autograph/``: Python ``if``/``while``/``for`` on tensors to ``cond``/``while_loop``.
 8. ``client/`` (``Session``), ``tracing/`` (``tf.function``) and ``autodiff``
    (forward mode).
-9. ``config`` and ``test``; then ``compat/`` (``tf.compat.v1``).
+9. ``config`` and ``test``, and ``summary/`` (``tf.summary``: TensorBoard event files); then
+   ``compat/`` (``tf.compat.v1``).
 10. ``data/`` (``tf.data``), ``distribute/`` (``tf.distribute``), ``keras/``,
     ``train`` and ``saved_model``, and ``viz/`` (pictures of tapes and graphs).
 """
@@ -45,6 +46,7 @@ from .framework.tensor_shape import TensorShape  # noqa: F401
 from .variables import Variable, VariableAggregation, VariableSynchronization  # noqa: F401
 from .module import Module  # noqa: F401
 from . import ops  # noqa: F401  (registers every op and installs the operators)
+from .ops.ragged import ragged_dispatch as _ragged_dispatch  # noqa: F401,E402  (ragged versions of tf.* ops)
 from .eager.tape import GradientTape, UnconnectedGradients  # noqa: F401
 from .eager.custom_gradient import custom_gradient  # noqa: F401
 from .eager.recompute import recompute_grad  # noqa: F401
@@ -74,6 +76,12 @@ from .framework.graph import constant_value as get_static_value  # noqa: F401,E4
 from .compat.v1 import group  # noqa: F401,E402
 from .framework.graph_gradients import gradients  # noqa: F401,E402
 from .framework.tensor_spec import TensorSpec  # noqa: F401,E402
+from .framework.type_spec import TypeSpec  # noqa: F401,E402  (tf.TypeSpec: the base of every value type)
+from .ops.ragged.ragged_tensor import RaggedTensor, RaggedTensorSpec  # noqa: F401,E402  (tf.RaggedTensor)
+from . import ragged  # noqa: F401,E402  (tf.ragged)
+from . import strings  # noqa: F401,E402  (tf.strings)
+from .framework.sparse_tensor import SparseTensor, SparseTensorSpec  # noqa: F401,E402  (tf.SparseTensor)
+from . import sparse  # noqa: F401,E402  (tf.sparse)
 from .framework.func_graph import init_scope  # noqa: F401,E402
 from .tracing.function import function  # noqa: F401,E402
 from . import saved_model  # noqa: F401,E402
@@ -82,6 +90,7 @@ from .framework.graph_io import import_graph_def  # noqa: F401,E402
 from . import graph_util, io  # noqa: F401,E402
 from . import debugging  # noqa: F401,E402
 from . import autograph, compat, config, data, dtypes, errors, linalg, math, nest, nn, random, test  # noqa: F401,E402
+from . import image  # noqa: F401,E402  (tf.image)
 from .debugging import (Assert, assert_equal, assert_greater, assert_less, assert_rank)  # noqa: F401,E402
 from .framework.func_graph import inside_function  # noqa: F401,E402
 from .framework.name_scope import get_current_name_scope  # noqa: F401,E402
@@ -91,6 +100,7 @@ from .ops.resource_ops import no_op  # noqa: F401,E402
 newaxis = None
 """``x[:, tf.newaxis]`` inserts a dimension, as with NumPy."""
 
+from . import summary  # noqa: F401,E402  (tf.summary: TensorBoard event files)
 from . import keras  # noqa: F401,E402  (tf.keras)
 from . import train  # noqa: F401,E402  (tf.train: Checkpoint, CheckpointManager)
 from . import distribute  # noqa: F401,E402  (tf.distribute; installs the variable-creator hook on tf.Variable)

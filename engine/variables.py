@@ -17,6 +17,12 @@ variable itself (TF's resource handle). In graph mode (a variable created
 inside ``with graph.as_default():``) the same methods add those ops
 (``VarHandleOp``, ``ReadVariableOp``, ``AssignVariableOp``...) to the graph, and
 the value lives in each ``Session``; see ``engine/ops/resource_ops.py``.
+
+Types, as in TF: ``tf.Variable`` is the type every variable is an instance of, and a factory whose
+metaclass makes ``tf.Variable(...)`` return a :class:`ResourceVariable`
+(``type(v).__name__ == "ResourceVariable"``). An eager ``v.assign(...)`` (``assign_add``,
+``assign_sub``, ``v[i].assign``) returns an ``_UnreadVariable``: a view of ``v`` printed as
+``<tf.Variable 'UnreadVariable' shape=() dtype=float32, numpy=2.0>``, whose value is read when used.
 """
 import sys
 
@@ -37,7 +43,7 @@ from .ops import array_ops, math_ops, resource_ops  # noqa: F401  (resource_ops:
 from .ops.overloads import unhashable
 from .ops.resource_ops import freeze_buffer
 
-__all__ = ["Variable", "VariableSynchronization", "VariableAggregation"]
+__all__ = ["Variable", "ResourceVariable", "VariableSynchronization", "VariableAggregation", "VariableMetaclass"]
 
 import enum
 
@@ -64,8 +70,32 @@ def _READ():  # noqa: N802
     return _ROWS["ReadVariableOp"]
 
 
-class Variable:
-    """A mutable tensor-like value. See the module docstring for how reads meet tapes."""
+class VariableMetaclass(type):
+    """The metaclass of ``tf.Variable``: calling ``tf.Variable(...)`` makes a :class:`ResourceVariable`.
+
+    As in TF, ``tf.Variable`` is the abstract type every variable is an instance of and a factory:
+    ``type(tf.Variable(1.))`` is ``ResourceVariable``, and ``isinstance(v, tf.Variable)`` holds. Inside a
+    distribution strategy's scope the strategy's variable creator (installed as ``Variable.__new__`` by
+    ``engine.distribute``) may make a different (mirrored) variable instead; subclasses are made as they are.
+    """
+
+    def __call__(cls, *args, **kwargs):
+        if cls is not Variable:
+            return super().__call__(*args, **kwargs)
+        made = cls.__new__(cls, *args, **kwargs)
+        if type(made) is Variable:           # no creator took it: a ResourceVariable
+            made.__class__ = ResourceVariable
+        elif not isinstance(made, cls):
+            return made
+        made.__init__(*args, **kwargs)
+        return made
+
+
+class Variable(metaclass=VariableMetaclass):
+    """A mutable tensor-like value. See the module docstring for how reads meet tapes.
+
+    ``tf.Variable(...)`` returns a :class:`ResourceVariable` (see :class:`VariableMetaclass`).
+    """
 
     _is_variable = True
     __array_priority__ = 100
@@ -220,7 +250,10 @@ class Variable:
 
     @property
     def name(self):
-        return self._name
+        """``"Variable:0"``, ``"scope/w:0"``: TF's name. A Keras layer's weight is named as Keras 3 names it,
+        the last part of its ``path`` (``"kernel"``; ``path`` is ``"dense/kernel"``)."""
+        keras_path = self.__dict__.get("_keras_path")
+        return self._name if keras_path is None else keras_path.rsplit("/", 1)[-1]
 
     @property
     def trainable(self):
@@ -341,8 +374,7 @@ class Variable:
 
     # --- writing -----------------------------------------------------------------------
     def _prepare(self, value, op_name):
-        if type(value) is EagerTensor and self._graph is None and value._value.dtype == self._value.dtype \
-                and value._value.shape == self._value.shape:
+        if self._takes_as_is(value):
             return value  # the common case (an optimizer's update): nothing to convert or check
         try:
             t = convert_to_tensor(value, dtype=self._dtype)
@@ -350,9 +382,19 @@ class Variable:
             raise ValueError(f"{error}. Variable.{op_name} on '{self._name}' needs a {self._dtype.name} value: "
                              f"cast it first with tf.cast(value, {self._dtype!r}).") from None
         if not self._shape.is_compatible_with(t.shape):
-            raise ValueError(f"Cannot assign value to variable '{self._name}': Shape mismatch. The variable "
-                             f"shape {self._shape}, and the assigned value shape {t.shape} are incompatible.")
+            if op_name == "assign":    # TF's words, spacing included (Python's check in ResourceVariable.assign)
+                raise ValueError(f"Cannot assign value to variable ' {self._name}': Shape mismatch.The variable "
+                                 f"shape {self._shape}, and the assigned value shape {t.shape} are incompatible.")
+            op = "AssignAddVariableOp" if op_name == "assign_add" else "AssignSubVariableOp"
+            raise InvalidArgumentError(None, None, f"Cannot update variable with shape {self._shape.as_list()} using "
+                                                   f"a Tensor with shape {t.shape.as_list()}, shapes must be equal. "
+                                                   f"[Op:{op}]")
         return t
+
+    def _takes_as_is(self, value):
+        """A value that needs no conversion or check: an eager tensor of the variable's dtype and shape."""
+        return type(value) is EagerTensor and self._graph is None and value._value.dtype == self._value.dtype \
+            and value._value.shape == self._value.shape
 
     def assign(self, value, use_locking=None, name=None, read_value=True):
         """Replace the value. A value of a different shape raises ``ValueError`` naming both shapes."""
@@ -379,13 +421,14 @@ class Variable:
         return self._assigned(read_value)
 
     def _assigned(self, read_value):
-        """What an eager assign returns: the variable itself (its value, read lazily, as TF's
-        ``_UnreadVariable``), which counts as an access for the active tapes; or None."""
+        """What an eager assign returns: TF's ``_UnreadVariable``, a view of this variable (its value read
+        lazily, when used; printed as ``<tf.Variable 'UnreadVariable' ...>``), which counts as an access
+        for the active tapes; or None (``read_value=False``)."""
         if not read_value:
             return None
         for tape in ctx.tapes:
             tape.variable_accessed(self)
-        return self
+        return _UnreadVariable._of(self)
 
     # --- sparse writes (scatter) ---------------------------------------------------------
     # TF runs these as ResourceScatter* ops on the variable's buffer. Eagerly the engine computes the new
@@ -479,6 +522,10 @@ class Variable:
 
     # --- printing ------------------------------------------------------------------------
     def __repr__(self):
+        keras_path = self.__dict__.get("_keras_path")
+        if keras_path is not None and self._graph is None:   # a Keras layer's weight: Keras 3's repr
+            return f"<Variable path={keras_path}, shape={tuple(self._shape.as_list())}, " \
+                   f"dtype={self._dtype.name}, value={self._read_untracked().numpy()}>"
         if self._graph is not None:
             return f"<tf.Variable '{self._name}' shape={self._shape} dtype={self._dtype.name}>"
         text = numpy_text(self._read_untracked().numpy(), True)
@@ -486,6 +533,35 @@ class Variable:
 
     def __str__(self):
         return self.__repr__()
+
+
+class ResourceVariable(Variable):
+    """What ``tf.Variable(...)`` makes (TF's ``ResourceVariable``): every behaviour is :class:`Variable`'s."""
+
+
+class _UnreadVariable(ResourceVariable):
+    """What ``v.assign(...)`` (``assign_add``, ``assign_sub``) returns eagerly: TF's ``_UnreadVariable``.
+
+    A view of the assigned variable, not a copy: it shares the variable's state (its value, its id,
+    so tapes and graphs see the same variable), reads its value when used (``r.numpy()`` after a later
+    ``v.assign`` shows the later value, as in TF), writes through to it, and is named ``"UnreadVariable"``.
+    """
+
+    @classmethod
+    def _of(cls, variable):
+        view = object.__new__(cls)
+        view.__dict__ = variable.__dict__     # the same state: a view of the variable
+        return view
+
+    @property
+    def name(self):
+        return "UnreadVariable"
+
+    def __repr__(self):
+        if self._graph is not None:
+            return f"<tf.Variable 'UnreadVariable' shape={self._shape} dtype={self._dtype.name}>"
+        text = numpy_text(self._read_untracked().numpy(), True)
+        return f"<tf.Variable 'UnreadVariable' shape={self._shape} dtype={self._dtype.name}, numpy={text}>"
 
 
 # --- sliced assignment: ``v[0].assign(10)``, ``v[1:3].assign([5., 6.])`` ----------------------------
@@ -580,7 +656,7 @@ def _assign_slice(self, key, slice_op, value, read_value=True):
         (begin, end, strides), masks = _eager_slice_spec(key)
         spec = [convert_to_tensor(v) for v in (begin, end, strides)]
         execute(op_def, (self, *spec, t), dict(masks, dtype=self._dtype))
-        return self if read_value else None
+        return self._assigned(read_value)   # TF: an _UnreadVariable of the whole variable
     if slice_op is not None and slice_op.graph is graph:
         spec = list(slice_op.inputs[1:4])
         masks = {m: slice_op.attrs.get(m, 0) for m in _SLICE_MASKS}

@@ -34,9 +34,9 @@ def test_save_names_files_and_state_like_tf(tmp_path):
         'model_checkpoint_path: "ckpt-2"\nall_model_checkpoint_paths: "ckpt-2"\n'
     assert tf.train.latest_checkpoint(str(tmp_path)) == prefix + "-2"
     assert int(ckpt.save_counter.numpy()) == 2 and ckpt.save_counter.dtype == tf.int64
-    # TF's checkpoint keys (tf.train.list_variables), without its _CHECKPOINTABLE_OBJECT_GRAPH entry.
+    # TF's checkpoint keys (tf.train.list_variables), its _CHECKPOINTABLE_OBJECT_GRAPH entry first.
     assert tf.train.list_variables(prefix + "-2") == [
-        ("model/d/a/.ATTRIBUTES/VARIABLE_VALUE", []), ("model/layers/0/.ATTRIBUTES/VARIABLE_VALUE", []),
+        ("_CHECKPOINTABLE_OBJECT_GRAPH", []), ("model/d/a/.ATTRIBUTES/VARIABLE_VALUE", []), ("model/layers/0/.ATTRIBUTES/VARIABLE_VALUE", []),
         ("model/layers/1/.ATTRIBUTES/VARIABLE_VALUE", []), ("model/w/.ATTRIBUTES/VARIABLE_VALUE", [1, 2]),
         ("save_counter/.ATTRIBUTES/VARIABLE_VALUE", []), ("v/.ATTRIBUTES/VARIABLE_VALUE", [])]
     assert tf.train.load_variable(str(tmp_path), "model/w/.ATTRIBUTES/VARIABLE_VALUE").tolist() == [[1.0, 2.0]]
@@ -66,7 +66,8 @@ def test_attributes_set_after_creation_and_shared_objects(tmp_path):
     ckpt = tf.train.Checkpoint(a=[shared, tf.Variable(4.0)])
     ckpt.b = {"x": shared}                       # a second path to the same variable: saved once
     path = ckpt.write(str(tmp_path / "attr"))
-    assert [k for k, _ in tf.train.list_variables(path)] == ["a/0/.ATTRIBUTES/VARIABLE_VALUE",
+    assert [k for k, _ in tf.train.list_variables(path)] == ["_CHECKPOINTABLE_OBJECT_GRAPH",
+                                                              "a/0/.ATTRIBUTES/VARIABLE_VALUE",
                                                               "a/1/.ATTRIBUTES/VARIABLE_VALUE"]
     fresh = tf.Variable([0.0, 0.0])
     other = tf.train.Checkpoint(b={"x": fresh})   # reached through the other path

@@ -34,7 +34,8 @@ def test_variable_reads_are_snapshots():
 
 def test_assign_family():
     v = tf.Variable(1.0)
-    assert v.assign(2.0) is v and float(v) == 2.0
+    r = v.assign(2.0)   # TF: an _UnreadVariable, a view of v (not v itself)
+    assert isinstance(r, tf.Variable) and r.name == "UnreadVariable" and float(r) == float(v) == 2.0
     v.assign_add(3.0)
     assert float(v) == 5.0
     v.assign_sub(1.5)

@@ -350,7 +350,12 @@ def _function_ast(function):
     try:
         source = textwrap.dedent(inspect.getsource(function))
     except (OSError, TypeError) as error:
-        raise _NotConvertible(f"could not get source code: {error}") from None
+        raise _NotConvertible(
+            f"InaccessibleSourceCodeError: Unable to locate the source code of {function!r}. Note that functions "
+            f"defined in certain environments, like the interactive Python shell, do not expose their source code. "
+            f"If that is the case, you should define them in a .py source file. If you are certain the code is "
+            f"graph-compatible, wrap the call using @tf.autograph.experimental.do_not_convert. Original error: "
+            f"{error}") from None
     try:
         tree = ast.parse(source)
         node = tree.body[0]

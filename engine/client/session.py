@@ -24,7 +24,7 @@ from ..framework import dtypes as _dtypes
 from ..framework.backend import to_numpy
 from ..framework.context import ctx, get_default_session
 from ..framework.graph import Graph, Operation, SymbolicTensor, get_default_graph
-from ..framework.tensor import EagerTensor
+from ..framework.tensor import EagerTensor, host_strings, is_string_value
 from ..ops.resource_ops import ResourceSlot
 from ..util import nest
 from .executor_seam import EXECUTOR_SEAM
@@ -185,6 +185,8 @@ def _check_feed(tensor, value):
 
 def _to_host(value):
     value = to_numpy(value)
+    if isinstance(value, (np.ndarray, np.generic)) and is_string_value(value):
+        return host_strings(value)   # strings as TF fetches them: an object array of bytes, or bytes
     if isinstance(value, np.ndarray) and value.ndim == 0:
         return value[()]
     return value

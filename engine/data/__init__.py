@@ -15,7 +15,8 @@ Read in this order: ``dataset_ops.py`` (the model and the public methods),
 ``functions.py`` (``map`` traces its function once), ``transforms.py``,
 ``padding.py`` (``padded_batch``), ``nested.py`` (``interleave``,
 ``group_by_window``, ``bucket_by_sequence_length``: functions returning datasets),
-``prefetch.py`` (the thread), ``iterator_ops.py``, and ``graph_ops.py``
+``prefetch.py`` (the thread), ``readers.py`` (``TextLineDataset``, ``TFRecordDataset``,
+``CsvDataset``, ``list_files``, ``make_csv_dataset``), ``iterator_ops.py``, and ``graph_ops.py``
 (datasets inside ``tf.function``: ``reduce``, AutoGraph's ``for`` loops,
 ``iter``/``next`` in graphs).
 
@@ -28,6 +29,8 @@ Importing them here is what fills that table.
 """
 from .dataset_ops import AUTOTUNE, INFINITE_CARDINALITY, UNKNOWN_CARDINALITY, Dataset  # noqa: F401
 from . import sources, transforms, padding, nested, prefetch, extras  # noqa: F401  (register Dataset's nodes)
+from . import readers  # noqa: F401  (registers list_files)
+from .readers import FixedLengthRecordDataset, TextLineDataset, TFRecordDataset  # noqa: F401
 from . import experimental  # noqa: F401
 from .iterator_ops import IteratorSpec, NumpyIterator, Optional, OwnedIterator  # noqa: F401
 from .extras import DatasetSpec  # noqa: F401
@@ -37,4 +40,5 @@ from . import graph_ops as _graph_ops  # noqa: F401  (registers ReduceDataset, A
 Iterator = OwnedIterator
 
 __all__ = ["Dataset", "AUTOTUNE", "INFINITE_CARDINALITY", "UNKNOWN_CARDINALITY", "experimental", "Iterator", "Options",
-           "DatasetSpec", "IteratorSpec"]
+           "DatasetSpec", "IteratorSpec", "TextLineDataset", "TFRecordDataset",
+           "FixedLengthRecordDataset"]

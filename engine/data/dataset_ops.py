@@ -68,6 +68,7 @@ _IMPLEMENTATIONS = {}
 """Dataset method name -> the node class (or function) that builds its result, filled by ``implements``:
 
 * ``sources.py``: ``from_tensor_slices``, ``from_tensors``, ``range``, ``from_generator``;
+* ``readers.py``: ``list_files`` (and the file readers, ``TextLineDataset`` ..., which are classes);
 * ``transforms.py``: ``zip``, ``map``, ``filter``, ``batch``, ``unbatch``, ``shuffle``, ``repeat``, ``take``,
   ``skip``, ``concatenate``, ``cache``;
 * ``padding.py``: ``padded_batch``; ``prefetch.py``: ``prefetch``;
@@ -137,6 +138,12 @@ class Dataset:
         if not callable(generator):
             raise TypeError("`generator` must be a Python callable.")
         return _IMPLEMENTATIONS["from_generator"](generator, output_types, output_shapes, output_signature, args)
+
+    @staticmethod
+    def list_files(file_pattern, shuffle=None, seed=None, name=None):
+        """The files matching a glob pattern (or a list of them) as scalar strings: sorted with
+        ``shuffle=False``, shuffled (``seed``) by default. No match is ``InvalidArgumentError`` (see ``readers.py``)."""
+        return _IMPLEMENTATIONS["list_files"](file_pattern, shuffle, seed)
 
     @staticmethod
     def zip(*args, datasets=None, name=None):
@@ -212,6 +219,11 @@ class Dataset:
         return _IMPLEMENTATIONS["bucket_by_sequence_length"](
             self, element_length_func, bucket_boundaries, bucket_batch_sizes, padded_shapes, padding_values,
             pad_to_bucket_boundary, no_padding, drop_remainder)
+
+    def ragged_batch(self, batch_size, drop_remainder=False, row_splits_dtype=dtypes.int64, name=None):
+        """``batch``, but elements whose shapes differ are stacked into a ``tf.RaggedTensor``
+        (a component of rank >= 1 becomes a RaggedTensorSpec leaf with one more ragged dimension)."""
+        return _IMPLEMENTATIONS["ragged_batch"](self, batch_size, drop_remainder, row_splits_dtype)
 
     def unbatch(self, name=None):
         """The inverse of ``batch``: split every element along its first dimension."""

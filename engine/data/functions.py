@@ -23,7 +23,6 @@ namedtuple) is passed as one argument.
 """
 from ..tracing.function import Function
 from ..framework.executor import compile_plan
-from ..framework.tensor_spec import TensorSpec
 from ..util import nest
 from . import structure
 from .structure import host_scope
@@ -69,8 +68,7 @@ class StructuredFunction:
             raise TypeError(f"Unsupported return value from function passed to {transformation}(): {outputs!r}. "
                             f"The function must return a tensor or a (nested) tuple or dict of tensors.")
         outputs = _lists_to_tuples(outputs)
-        specs = [TensorSpec(t.shape, t.dtype) for t in self.graph.outputs]
-        self.output_spec = nest.pack_sequence_as(outputs, specs) if nest.is_nested(outputs) else specs[0]
+        self.output_spec = structure.spec_of(outputs)   # (a RaggedTensor output: its RaggedTensorSpec)
         self._plan = compile_plan(self.graph.outputs, self.graph.stateful_ops, self.graph.inputs)
 
     def __call__(self, components):

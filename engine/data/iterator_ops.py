@@ -89,13 +89,63 @@ class Optional:
         return f"<Optional has_value={self._has_value} element_spec={self._element_spec!r}>"
 
 
+class _CountingIterator:
+    """The internal iterator chain, counting the elements taken from it (eagerly or by a traced
+    ``IteratorGetNext``): the position a checkpoint of the iterator saves."""
+
+    __slots__ = ("_chain", "count")
+
+    def __init__(self, chain, count=0):
+        self._chain = chain
+        self.count = count
+
+    def __iter__(self):
+        return self
+
+    def __next__(self):
+        element = next(self._chain)
+        self.count += 1
+        return element
+
+    def close(self):
+        _close(self._chain)
+
+
 class OwnedIterator:
-    """``iter(dataset)`` in eager mode: one pass over the data, elements as eager tensors."""
+    """``iter(dataset)`` in eager mode: one pass over the data, elements as eager tensors.
+
+    ``tf.train.Checkpoint(iterator=it)`` saves its position and restores it: the restored
+    iterator continues where the saved one was (TF's iterator checkpointing). Deliberate
+    difference: TF saves the pipeline's internal state (buffers, random states); the engine saves
+    how many elements were taken, and restores by remaking the iterator from its dataset and
+    skipping that many. That is exact for pipelines that produce the same sequence each time they are
+    iterated (no unseeded shuffles or random maps, no reshuffle between iterations), and takes time
+    proportional to the position.
+    """
 
     def __init__(self, dataset):
         self._dataset = dataset
         self._element_spec = dataset.element_spec
-        self._iterator = dataset._make_iterator()
+        self._iterator = _CountingIterator(dataset._make_iterator())
+
+    # --- checkpointing (tf.train.Checkpoint) ------------------------------------------------------
+    def _checkpoint_position(self):
+        """How many elements this iterator has produced: what a checkpoint saves."""
+        return self._iterator.count if isinstance(self._iterator, _CountingIterator) else 0
+
+    def _restore_position(self, position):
+        """Continue after the first ``position`` elements of the dataset (what a checkpoint restores)."""
+        position = int(position)
+        if position < 0:
+            raise InvalidArgumentError(None, None, f"Invalid iterator position {position} in the checkpoint.")
+        _close(self._iterator)
+        chain = self._dataset._make_iterator()
+        for _ in range(position):
+            try:
+                next(chain)
+            except StopIteration:
+                break
+        self._iterator = _CountingIterator(chain, position)
 
     @property
     def element_spec(self):

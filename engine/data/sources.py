@@ -15,6 +15,7 @@ the most common pipeline in training loops.
 import numpy as np
 
 from ..framework import dtypes
+from ..framework.composite_tensor import CompositeTensor
 from ..framework.errors import InvalidArgumentError
 from ..framework.tensor import EagerTensor
 from ..framework.tensor_shape import TensorShape
@@ -31,7 +32,7 @@ _INT64_MAX = int(np.iinfo(np.int64).max)
 def _host_arrays(tensors):
     """Flat read-only host arrays for a nest of (eager) tensors."""
     arrays = []
-    for t in nest.flatten(tensors):
+    for t in nest.flatten(tensors, expand_composites=True):   # (a RaggedTensor: its component tensors)
         a = np.array(t.numpy() if isinstance(t, EagerTensor) else t)   # our own read-only copy
         a.flags.writeable = False
         arrays.append(a)
@@ -47,6 +48,10 @@ class _TensorSliceDataset(Dataset):
         flat = nest.flatten(tensors)
         if not flat:
             raise ValueError("Invalid `element`. `element` should not be empty.")
+        self._rows = None
+        if any(isinstance(t, CompositeTensor) for t in flat):   # RaggedTensor leaves: rows precomputed
+            self._init_ragged(tensors, flat)
+            return
         first = TensorShape(None)
         for t in flat:
             if t.shape.rank == 0:
@@ -59,10 +64,25 @@ class _TensorSliceDataset(Dataset):
         self._length = int(first[0])
         self._element_spec = nest.map_structure(lambda t: TensorSpec(t.shape[1:], t.dtype), tensors)
 
+    def _init_ragged(self, tensors, flat):
+        """Slices of a structure with RaggedTensor leaves: row ``i`` of a RaggedTensor is ``rt[i]`` (a Tensor
+        for ragged rank 1), its spec a RaggedTensorSpec of one ragged rank less, as in TF."""
+        lengths = {int(t.nrows().numpy()) if isinstance(t, CompositeTensor) else int(t.shape[0]) for t in flat}
+        if len(lengths) != 1:
+            a, b = sorted(lengths)[:2]
+            raise ValueError(f"Dimensions {a} and {b} are not compatible")
+        self._length = lengths.pop()
+        self._element_spec = structure.unbatched_spec(structure.spec_of(tensors))
+        with structure.host_scope():
+            self._rows = [tuple(c for leaf in flat for c in structure._host_components(leaf[i]))
+                          for i in range(self._length)]
+
     def _cardinality(self):
         return self._length
 
     def _make_iterator(self):
+        if self._rows is not None:
+            return iter(self._rows)
         return _SliceIterator(self._arrays, self._length)
 
     def _describe(self):

@@ -129,17 +129,21 @@ class _BatchDataset(_UnaryDataset):
         return n // self._batch_size if self._drop_remainder else -(-n // self._batch_size)
 
     def _make_iterator(self):
-        return _BatchIterator(self._input._make_iterator(), self._batch_size, self._drop_remainder)
+        spec = self._input.element_spec
+        if structure.has_composites(spec):   # RaggedTensorSpec leaves: stacked raggedly
+            return _RaggedBatchIterator(self._input._make_iterator(), self._batch_size, self._drop_remainder, spec)
+        return _BatchIterator(self._input._make_iterator(), self._batch_size, self._drop_remainder,
+                              fused=isinstance(self._input, _MapDataset))
 
     def _describe(self):
         return f"BatchDataset(batch_size={self._batch_size}, drop_remainder={self._drop_remainder})"
 
 
 class _BatchIterator:
-    __slots__ = ("_input", "_n", "_drop", "_fast")
+    __slots__ = ("_input", "_n", "_drop", "_fast", "_fused")
 
-    def __init__(self, input_iterator, n, drop):
-        self._input, self._n, self._drop = input_iterator, n, drop
+    def __init__(self, input_iterator, n, drop, fused=False):
+        self._input, self._n, self._drop, self._fused = input_iterator, n, drop, fused
         self._fast = getattr(input_iterator, "next_batch", None)   # sources slice n rows at once
 
     def __next__(self):
@@ -156,7 +160,45 @@ class _BatchIterator:
         except StopIteration:
             if not elements or self._drop:
                 raise
-        return structure.batch_components(elements)
+        return structure.batch_components(elements, self._fused)
+
+
+class _RaggedBatchIterator:
+    """``batch`` of elements with RaggedTensorSpec leaves (see ``structure.batch_ragged_components``)."""
+
+    def __init__(self, input_iterator, n, drop, spec):
+        self._input, self._n, self._drop, self._spec = input_iterator, n, drop, spec
+
+    def __next__(self):
+        elements = []
+        try:
+            while len(elements) < self._n:
+                elements.append(next(self._input))
+        except StopIteration:
+            if not elements or self._drop:
+                raise
+        return structure.batch_ragged_components(elements, self._spec)
+
+
+class _RespecDataset(_UnaryDataset):
+    """The input's elements under another spec with the same components (dense leaves as ragged-rank-0
+    RaggedTensorSpecs)."""
+
+    def _make_iterator(self):
+        return self._input._make_iterator()
+
+
+@implements("ragged_batch")
+class _RaggedBatchDataset(_BatchDataset):
+    """``ragged_batch(n)``: ``batch``, where elements of different shapes make a RaggedTensor."""
+
+    def __init__(self, input_dataset, batch_size, drop_remainder, row_splits_dtype):
+        super().__init__(_RespecDataset(input_dataset, structure.ragged_spec(input_dataset.element_spec,
+                                                                             row_splits_dtype)),
+                         batch_size, drop_remainder)
+
+    def _describe(self):
+        return f"RaggedBatchDataset(batch_size={self._batch_size}, drop_remainder={self._drop_remainder})"
 
 
 @implements("unbatch")
@@ -170,7 +212,22 @@ class _UnbatchDataset(_UnaryDataset):
         return INF if self._input._cardinality() == INF else UNKNOWN
 
     def _make_iterator(self):
+        spec = self._input.element_spec
+        if structure.has_composites(spec):
+            return _RaggedUnbatchIterator(self._input._make_iterator(), spec)
         return _UnbatchIterator(self._input._make_iterator())
+
+
+class _RaggedUnbatchIterator:
+    """``unbatch`` of elements with RaggedTensorSpec leaves: their rows."""
+
+    def __init__(self, input_iterator, spec):
+        self._input, self._spec, self._rows = input_iterator, spec, []
+
+    def __next__(self):
+        while not self._rows:
+            self._rows = structure.unbatch_ragged_components(next(self._input), self._spec)
+        return self._rows.pop(0)
 
 
 class _UnbatchIterator:

@@ -27,6 +27,9 @@ Across processes (several tasks of a cluster, each a process with a gRPC server)
     ``collective_log.py`` (what each task sent and received, when).
 11. ``launch.py``: ``python -m engine.distribute.launch --workers 2 script.py`` starts a local cluster.
 12. ``collective_all_reduce_strategy.py``: ``MultiWorkerMirroredStrategy``, MirroredStrategy across workers.
+13. Parameter servers: ``ps_values.py`` (variables on a ``ps`` task, the handles to them),
+    ``ps_worker.py`` (a worker runs the functions it is sent), ``cluster_coordinator.py``
+    (``ClusterCoordinator``: schedule, join, workers that die), ``parameter_server_strategy.py``.
 """
 from . import cross_device_ops, values  # noqa: F401
 from .all_reduce_log import AllReduceLog, AllReduceRecord, record_all_reduce  # noqa: F401
@@ -47,6 +50,10 @@ from .collective_all_reduce_strategy import (CollectiveCommunication, Communicat
                                              CommunicationOptions, MultiWorkerMirroredStrategy)
 from .collective_all_reduce_strategy import ExperimentalMultiWorkerMirroredStrategy as _ExperimentalMWMS
 from . import distribute_utils  # noqa: F401
+from . import ps_values, ps_worker  # noqa: F401  (every server can hold variables and run closures)
+from .cluster_coordinator import ClusterCoordinator, PerWorkerValues, RemoteValue
+from .parameter_server_strategy import (FixedShardsPartitioner, MaxSizePartitioner, MinSizePartitioner,  # noqa: F401
+                                        ParameterServerStrategy, ShardedVariable)
 
 install_variable_creator()
 
@@ -57,6 +64,23 @@ class experimental:  # noqa: N801  (a namespace, as in TF)
     CommunicationImplementation = CommunicationImplementation
     CollectiveCommunication = CollectiveCommunication
     MultiWorkerMirroredStrategy = _ExperimentalMWMS   # TF's older form: (communication, cluster_resolver)
+    ParameterServerStrategy = ParameterServerStrategy
+
+    class partitioners:  # noqa: N801
+        FixedShardsPartitioner = FixedShardsPartitioner
+        MinSizePartitioner = MinSizePartitioner
+        MaxSizePartitioner = MaxSizePartitioner
+
+    class coordinator:  # noqa: N801
+        ClusterCoordinator = ClusterCoordinator
+        RemoteValue = RemoteValue
+        PerWorkerValues = PerWorkerValues
+
+
+class coordinator:  # noqa: N801  (tf.distribute.coordinator)
+    ClusterCoordinator = ClusterCoordinator
+    RemoteValue = RemoteValue
+    PerWorkerValues = PerWorkerValues
 
 
 __all__ = ["Strategy", "StrategyExtended", "MirroredStrategy", "OneDeviceStrategy", "ReduceOp", "ReplicaContext",
@@ -64,4 +88,5 @@ __all__ = ["Strategy", "StrategyExtended", "MirroredStrategy", "OneDeviceStrateg
            "experimental_set_strategy", "CrossDeviceOps", "ReductionToOneDevice", "HierarchicalCopyAllReduce",
            "RingAllReduce", "NcclAllReduce", "record_all_reduce", "DistributedValues", "PerReplica",
            "MirroredVariable", "SyncOnReadVariable", "DistributedDataset", "DistributedIterator", "experimental",
-           "cluster_resolver", "Server", "MultiWorkerMirroredStrategy"]
+           "cluster_resolver", "Server", "MultiWorkerMirroredStrategy", "ParameterServerStrategy", "ShardedVariable",
+           "coordinator"]

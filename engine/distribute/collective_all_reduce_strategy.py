@@ -47,8 +47,9 @@ errors (``multi_worker_util.resolve_multi_worker_task``). Without a cluster
 
 ``communication_options``: :class:`CommunicationOptions`.
 ``implementation`` ``RING`` and ``AUTO`` use the ring between workers; ``NCCL``
-is TF's GPU library, which across processes the engine does not drive yet: it
-falls back to the ring, as TF does for CPU tensors. ``timeout_seconds`` bounds
+on GPU workers joins one NCCL communicator across the processes
+(``collective_nccl.py``); on CPU workers it falls back to the ring, as TF does
+for CPU tensors. ``timeout_seconds`` bounds
 every receive (``tf.errors.DeadlineExceededError``); ``bytes_per_pack`` splits
 each all-reduce into all-reduces of at most that many bytes (0: one per dtype).
 
@@ -60,7 +61,7 @@ gets the k-th contiguous piece of every global batch; ``OFF``; ``FILE``), and
 gives each worker its piece of every global batch the same way, so N workers
 end with the weights of one process's ``fit`` on the same global batch (TF
 2.21's own Keras 3.15 fails there: it passes a tuple of per-replica values to
-``strategy.reduce``, keras-team/keras#20585). Not yet: GPUs across workers (NCCL).
+``strategy.reduce``, keras-team/keras#20585).
 """
 import enum
 
@@ -77,6 +78,7 @@ from ..ops import array_ops, math_ops, reduction_ops
 from . import collective_ring
 from .cluster_resolver import ClusterResolver, TFConfigClusterResolver
 from .collective_ops import all_reduce_tensors
+from .collective_nccl import NcclWorkerGroup, nccl_available_for
 from .collective_service import CollectiveGroup, task_server
 from .cross_device_ops import CrossDeviceOps, select_cross_device_ops
 from .input_lib import (DistributedDataset, DistributedDatasetsFromFunction, MultiWorkerDatasetsFromFunction,
@@ -156,12 +158,16 @@ class CollectiveAllReduce(CrossDeviceOps):
     every worker (``num_replicas_in_sync``).
     """
 
-    def __init__(self, group, local_ops, num_replicas_in_sync, options=None):
+    spans_processes = True
+
+    def __init__(self, group, local_ops, num_replicas_in_sync, options=None, devices=()):
         super().__init__()
         self.group = group
         self.local_ops = local_ops
         self.num_replicas_in_sync = int(num_replicas_in_sync)
         self.options = options or CommunicationOptions()
+        self.devices = tuple(devices)      # this worker's replicas' devices (NCCL needs GPUs)
+        self._nccl = None
 
     def _check_devices(self, devices):
         self.local_ops._check_devices(devices)
@@ -202,12 +208,23 @@ class CollectiveAllReduce(CrossDeviceOps):
         return _to_host(local[0][0])
 
     def _across_workers(self, buffer):
-        """The ring all-reduce of ``buffer`` over the workers, in packs of ``bytes_per_pack`` (0: one)."""
+        """The all-reduce of ``buffer`` over the workers (NCCL or the ring), in packs of ``bytes_per_pack``."""
+        reduce = self._nccl_group().all_reduce if self._nccl_group() is not None else \
+            lambda b: collective_ring.ring_all_reduce(self.group, b)
         per_pack = self.options.bytes_per_pack // buffer.dtype.itemsize if self.options.bytes_per_pack else 0
         if not per_pack or buffer.size <= per_pack:
-            return collective_ring.ring_all_reduce(self.group, buffer)
-        return np.concatenate([collective_ring.ring_all_reduce(self.group, buffer[a:a + per_pack])
-                               for a in range(0, buffer.size, per_pack)])
+            return reduce(buffer)
+        return np.concatenate([reduce(buffer[a:a + per_pack]) for a in range(0, buffer.size, per_pack)])
+
+    def _nccl_group(self):
+        """The NCCL communicator across the workers when ``implementation=NCCL`` and the workers have GPUs
+        (made on first use, by every worker at the same collective); None: use the ring."""
+        if self.options.implementation is not CommunicationImplementation.NCCL or self.group.size == 1 or \
+                not nccl_available_for(self.devices):
+            return None
+        if self._nccl is None:
+            self._nccl = NcclWorkerGroup(self.group, self.devices[0])
+        return self._nccl
 
     def __repr__(self):
         return f"<tf.distribute.CollectiveAllReduce: {self.group.size} workers, local {type(self.local_ops).__name__}>"
@@ -306,7 +323,7 @@ class MultiWorkerMirroredStrategy(MirroredStrategy):
                 group.connect()      # as TF: the strategy is made once every worker is up
                 set_local_task(task_type, task_id)   # as TF: this process's devices are named after the task
         local_ops = select_cross_device_ops(devices)
-        cross_ops = CollectiveAllReduce(group, local_ops, num_workers * len(devices), options)
+        cross_ops = CollectiveAllReduce(group, local_ops, num_workers * len(devices), options, devices)
         self._group = group
         self._streams = {}
         super(MirroredStrategy, self).__init__(CollectiveAllReduceExtended(

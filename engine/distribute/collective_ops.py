@@ -20,6 +20,7 @@ from ..framework import dtypes
 from ..framework.device import device as device_scope
 from ..framework.registry import register_op
 from ..framework.tensor import EagerTensor
+from ..ops import array_ops
 from .reduce_util import ReduceOp, as_reduce_op
 
 __all__ = ["all_reduce_tensors"]
@@ -65,6 +66,8 @@ def all_reduce_tensors(algorithm, reduce_op, devices, per_replica_tensors):
         arrays = [[t._value for t in tensors] for tensors in per_replica_tensors]
         out = algorithm.all_reduce_arrays(reduce_op, devices, arrays)
         return [[EagerTensor(a, d) for a in replica] for replica, d in zip(out, devices)]
+    if n == 1 and not getattr(algorithm, "spans_processes", False):   # one replica in all (OneDevice, a PS worker)
+        return [[array_ops.identity(t) for t in per_replica_tensors[0]]]
     flat = [t for tensors in per_replica_tensors for t in tensors]
     attrs = {"algorithm": algorithm, "reduce_op": reduce_op.value, "devices": tuple(devices),
              "tensors_per_replica": k}

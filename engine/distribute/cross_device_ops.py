@@ -155,6 +155,10 @@ class CrossDeviceOps:
     handy to try an algorithm directly).
     """
 
+    #: False: the replicas are all this process's devices, so one replica has nothing to combine.
+    #: (``CollectiveAllReduce`` also reduces across worker processes: True.)
+    spans_processes = False
+
     def __init__(self):
         self.last_record = None
 

@@ -26,14 +26,22 @@ every worker runs the same input pipeline and the dataset's
 (``tf.data.experimental.AutoShardPolicy``) says who gets what. Recorded from TF
 2.21 with 2 and 3 CPU workers on localhost, ``from_tensor_slices(range(T)).batch(B)``:
 
-* ``DATA`` (and ``AUTO``, which for an in-memory dataset falls back from ``FILE``
+* ``DATA`` (and ``AUTO`` for an in-memory dataset, which falls back from ``FILE``
   to ``DATA``): each global batch of b examples is cut into one contiguous piece
   per worker of ``ceil(b / workers)`` examples, worker k taking the k-th (TF's
   legacy rebatching, which its auto-shard rewrite uses with ``DATA``). Pieces can
   be short or **empty**: b = 7 over 2 workers gives 4 and 3; b = 4 over 3
   workers gives 2, 2 and 0 (worker 2 gets empty batches at every step); a short
   last batch of 2 over 2 workers gives 1 and 1. Every worker runs the same steps.
-* ``FILE``: ``NotFoundError: Found an unshardable source dataset`` (no files to share out).
+* ``FILE``: for an in-memory dataset, ``NotFoundError: Found an unshardable source
+  dataset`` (no files to share out). For a pipeline read from files
+  (``TextLineDataset``, ``TFRecordDataset``, ``list_files``...: :func:`file_sharded`)
+  worker k reads files k, k+N, ... of the list, and its batches are rebatched into
+  per-replica batches as with ``OFF`` below (a global batch of 2 over 2 workers:
+  batches of 1); a worker that runs out of files gets empty batches until the
+  others are done. Fewer files than workers: ``InvalidArgumentError`` ("Could not
+  apply FILE based sharding..."). ``AUTO`` is ``FILE`` when the pipeline reads
+  files, ``DATA`` otherwise (recorded from TF 2.21: ``tests/distribute/data/tf_file_sharding.json``).
 * ``OFF`` (and ``HINT``, which shards only at shard hints; an in-memory dataset
   has none): every worker sees the whole dataset, rebatched into per-replica
   batches whose sizes cycle through TF's ``batch_sizes_for_worker``: the
@@ -52,12 +60,14 @@ worker with ``InputContext(num_input_pipelines=workers, input_pipeline_id=worker
 index, num_replicas_in_sync)``; nothing is sharded for you (TF: without a
 ``shard`` in ``dataset_fn`` every worker gets the same batches).
 """
-from ..framework.device import default_device
-from ..framework.device import device as device_scope
+import copy
+
 import numpy as np
 
 from ..data.options import AutoShardPolicy
-from ..framework.errors import NotFoundError, OutOfRangeError
+from ..framework.device import default_device
+from ..framework.device import device as device_scope
+from ..framework.errors import InvalidArgumentError, NotFoundError, OutOfRangeError
 from ..framework.tensor import EagerTensor, Tensor
 from ..framework.tensor_shape import TensorShape
 from ..framework.tensor_spec import TensorSpec
@@ -370,23 +380,65 @@ def _rebatch(dataset, sizes):
         yield nest.pack_sequence_as(structure, [EagerTensor(a, d) for a, d in zip(pending, devices)])
 
 
+def file_sharded(dataset, num_workers, index):
+    """TF's FILE auto-sharding: ``dataset`` rebuilt so that it reads only this worker's files, k, k+N...
+
+    The pipeline is walked from its end to its source; the list of files it reads (the file names a
+    ``TextLineDataset``/``TFRecordDataset`` was given, or ``Dataset.list_files``: marked by
+    ``data.readers.mark_file_names``) gets a ``.shard(num_workers, index)``, and every dataset above it
+    is copied onto the new input. None when the pipeline reads no file list the engine can see.
+    (Deliberate difference: TF also finds readers made inside an ``interleave`` function over any
+    dataset of names; the engine only knows names given to a reader or listed by ``list_files``.)
+    Fewer files than workers is TF's ``InvalidArgumentError``.
+    """
+    count = getattr(dataset, "_file_names_count", None)
+    if count is not None:
+        if count < num_workers:
+            raise InvalidArgumentError(
+                None, None, f"Could not apply FILE based sharding: the dataset only has {count} file(s), which is "
+                            f"not enough for the required {num_workers} shards/workers. If you are using datasets "
+                            f"with distribution strategy, consider setting the auto sharding policy to either DATA "
+                            f"or OFF using the `experimental_distribute.auto_shard_policy` option of "
+                            f"`tf.data.Options()`. Or, split your input files into a larger number of small files "
+                            f"such that number of files is greater than number of shards/workers.")
+        return dataset.shard(num_workers, index)
+    inputs = dataset._inputs()
+    if len(inputs) != 1:
+        return None
+    child = file_sharded(inputs[0], num_workers, index)
+    if child is None:
+        return None
+    rebuilt = copy.copy(dataset)
+    for attribute, value in vars(dataset).items():
+        if value is inputs[0]:
+            setattr(rebuilt, attribute, child)
+    return rebuilt
+
+
 class MultiWorkerDistributedDataset(DistributedDataset):
     """``experimental_distribute_dataset`` under several workers: shard by the dataset's ``AutoShardPolicy``.
 
     ``DATA``/``AUTO``: this worker's contiguous piece of every global batch
     (:func:`worker_piece_bounds`), shared by its local replicas. ``OFF``/``HINT``:
     the whole dataset, rebatched per replica (:func:`batch_sizes_for_worker`),
-    steps padded with empty batches until every worker is done. ``FILE``: TF's
-    ``NotFoundError``. See the module's docstring for what TF 2.21 does.
+    steps padded with empty batches until every worker is done. ``FILE``: the same, on this worker's
+    share of the files (:func:`file_sharded`). See the module's docstring for what TF 2.21 does.
     """
 
     def __init__(self, strategy, dataset):
         super().__init__(strategy, dataset)
         self._policy = _auto_shard_policy(dataset)
-        if self._policy is AutoShardPolicy.FILE:
-            raise NotFoundError(None, None, "Found an unshardable source dataset: the FILE auto-shard policy needs "
-                                            "a dataset read from files (TFRecordDataset, TextLineDataset...); this "
-                                            f"one ({dataset!r}) is in memory. Use AutoShardPolicy.DATA or OFF.")
+        self._worker_dataset = dataset         # what this worker reads (FILE: its share of the files)
+        if self._policy in (AutoShardPolicy.FILE, AutoShardPolicy.AUTO):
+            num_workers, index = strategy._input_worker()
+            sharded = file_sharded(dataset, num_workers, index)
+            if sharded is not None:
+                self._policy, self._worker_dataset = AutoShardPolicy.FILE, sharded
+            elif self._policy is AutoShardPolicy.FILE:
+                raise NotFoundError(None, None, "Found an unshardable source dataset: the FILE auto-shard policy "
+                                                "needs a dataset read from files (TFRecordDataset, TextLineDataset, "
+                                                f"list_files...); this one ({dataset!r}) is in memory. Use "
+                                                f"AutoShardPolicy.DATA or OFF.")
 
     def __iter__(self):
         if self._policy in (AutoShardPolicy.AUTO, AutoShardPolicy.DATA):
@@ -396,7 +448,7 @@ class MultiWorkerDistributedDataset(DistributedDataset):
         num_workers, index = strategy._input_worker()
         replicas = len(strategy.extended._devices)
         sizes = None
-        it = iter(self._dataset)
+        it = iter(self._worker_dataset)
         try:
             first = next(it)
         except StopIteration:

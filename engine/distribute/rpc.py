@@ -268,3 +268,43 @@ def call(address, method, request, timeout=None, wait_for_ready=True):
         return _channel(address).unary_unary(method)(request, timeout=timeout, wait_for_ready=wait_for_ready)
     except _grpc().RpcError as error:
         raise _as_engine_error(error, address, method) from None
+
+
+# --------------------------------------------------------------------------------------
+# Several arrays in one message
+# --------------------------------------------------------------------------------------
+def pack_arrays(header, arrays):
+    """A message carrying ``arrays`` (NumPy arrays, or scalars) one after the other in the payload.
+
+    ``header["arrays"]`` says how to cut them apart again: each one's dtype (NumPy's
+    ``dtype.str``, so byte order travels too), shape and byte count.
+    """
+    import numpy as np
+    arrays = [np.asarray(a) for a in arrays]
+    arrays = [a if a.flags.c_contiguous else np.ascontiguousarray(a) for a in arrays]
+    for a in arrays:
+        if a.dtype.hasobject:
+            raise errors.UnimplementedError(None, None, "Tensors of dtype string cannot be sent to another task "
+                                                        "by this engine; send numbers.")
+    header = dict(header, arrays=[[a.dtype.str, list(a.shape), a.nbytes] for a in arrays])
+    return pack(header, b"".join(a.tobytes() for a in arrays))
+
+
+def unpack_arrays(message):
+    """``(header, [arrays])`` from a :func:`pack_arrays` message (each array a read-only view of it)."""
+    import numpy as np
+    header, payload = unpack(message)
+    arrays, offset = [], 0
+    for dtype, shape, nbytes in header.get("arrays", ()):
+        arrays.append(np.frombuffer(payload[offset:offset + nbytes], dtype=np.dtype(dtype)).reshape(shape))
+        offset += nbytes
+    return header, arrays
+
+
+def forget_channel(address):
+    """Close the cached channel to ``address``: the next call connects afresh (to a restarted server,
+    without waiting out gRPC's reconnection back-off)."""
+    with _channels_lock:
+        channel = _channels.pop(address, None)
+    if channel is not None:
+        channel.close()

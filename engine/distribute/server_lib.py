@@ -39,7 +39,7 @@ from ..framework import errors
 from . import rpc
 from .cluster_spec import ClusterSpec
 
-__all__ = ["Server", "ServerDef", "find_server"]
+__all__ = ["Server", "ServerDef", "find_server", "add_service_installer"]
 
 _PROTOCOLS = ("grpc",)
 
@@ -102,6 +102,19 @@ def _own_address(server_def):
     return address.decode() if isinstance(address, bytes) else address
 
 
+_service_installers = []   # fn(server) for each service every server offers (ps_values, the PS worker...)
+
+
+def add_service_installer(install):
+    """Have every server made from now on call ``install(server)`` (which adds its methods).
+
+    As in TF, every server can do every job: hold variables (a ``ps`` task), run a
+    coordinator's functions (a worker), take part in collectives.
+    """
+    if install not in _service_installers:
+        _service_installers.append(install)
+
+
 _live = weakref.WeakSet()      # the servers of this process that are not stopped
 EXIT_GRACE_S = 2.0   # a server stopped at exit or collected lets calls in flight finish for this long at most
 _live_lock = threading.Lock()
@@ -122,6 +135,8 @@ class Server:
         self._cluster_spec = ClusterSpec(self._server_def.cluster)
         self._services = {}
         self.add_method("Control", "Ping", _weak(self._ping))
+        for install in _service_installers:
+            install(self)
         with _live_lock:
             _live.add(self)
         if start:

@@ -193,7 +193,7 @@ def as_dtype(type_value):
         npd = np.dtype(type_value)
     except Exception:
         raise TypeError(f"Cannot convert the argument `type_value`: {type_value!r} to a TensorFlow DType.") from None
-    if npd.kind in "US":
+    if npd.kind in "USO":   # as TF: NumPy text, bytes and object arrays hold strings
         return string
     try:
         return _BY_NP[npd]
@@ -242,6 +242,8 @@ def infer_dtype(value):
         if arr.size and (arr.min() < _INT32_MIN or arr.max() > _INT32_MAX):
             return int64
         return int32
+    if arr.dtype.kind == "O":   # (None, or a mix NumPy cannot type: not a tensor's value)
+        raise TypeError(f"Cannot infer a TensorFlow DType for {value!r}.")
     return as_dtype(arr.dtype)
 
 

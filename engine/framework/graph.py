@@ -42,6 +42,17 @@ class GraphKeys:
     TRAIN_OP = "train_op"
 
 
+
+def _disallow(task):
+    """TF 2.21's ``OperatorNotAllowedInGraphError`` for what a symbolic tensor cannot do in Python."""
+    raise OperatorNotAllowedInGraphError(
+        f"{task} is not allowed. You can attempt the following resolutions to the problem: If you are running in "
+        f"Graph mode, use Eager execution mode or decorate this function with @tf.function. If you are using "
+        f"AutoGraph, you can try decorating this function with @tf.function. If that does not work, then you may "
+        f"be using an unsupported feature or your source code may not be visible to AutoGraph. See "
+        f"https://github.com/tensorflow/tensorflow/blob/master/tensorflow/python/autograph/g3doc/reference/"
+        f"limitations.md#access-to-source-code for more information.")
+
 class SymbolicTensor(Tensor):
     """An output of an ``Operation`` in a graph: dtype and static shape, no value."""
 
@@ -77,9 +88,9 @@ class SymbolicTensor(Tensor):
         return list(self._consumers)
 
     def numpy(self):
-        raise AttributeError(
-            f"Tensor {self.name!r} is symbolic: it belongs to a graph and has no value yet. Run it to get one: "
-            f"`sess.run({self.name!r})` in graph mode, or return it from the tf.function.")
+        """A symbolic tensor has no value yet (run it: ``sess.run(t)``, or return it from the tf.function).
+        TF's class for it is ``SymbolicTensor``, which has no ``numpy`` at all: its AttributeError."""
+        raise AttributeError("'SymbolicTensor' object has no attribute 'numpy'")
 
     def eval(self, feed_dict=None, session=None):
         """Run this tensor in ``session`` (default: the session in a ``with`` block)."""
@@ -95,10 +106,9 @@ class SymbolicTensor(Tensor):
                                   f"which is not supported.")
 
     def __bool__(self):
-        raise OperatorNotAllowedInGraphError(
-            f"Using a symbolic `tf.Tensor` ({self.name}) as a Python `bool` is not allowed: its value is not "
-            f"known while the graph is built. Use Eager execution, or tf.cond (AutoGraph converts an `if` on a "
-            f"tensor inside @tf.function).")
+        """Refuse, with TF 2.21's message: a symbolic tensor has no value while the graph is built. (Inside
+        ``tf.function``, AutoGraph turns an ``if`` on a tensor into ``tf.cond`` and never calls this.)"""
+        _disallow("Using a symbolic `tf.Tensor` as a Python `bool`")
 
     def __len__(self):
         raise TypeError(f"len is not well defined for a symbolic Tensor ({self.name}). Please call `x.shape` "
@@ -114,13 +124,7 @@ class SymbolicTensor(Tensor):
         this; comprehensions and unpacking still land here. Engine code that needs the
         pieces of a tensor of known length uses ``tf.unstack`` instead.
         """
-        raise OperatorNotAllowedInGraphError(
-            "Iterating over a symbolic `tf.Tensor` is not allowed. You can attempt the following resolutions to "
-            "the problem: If you are running in Graph mode, use Eager execution mode or decorate this function "
-            "with @tf.function. If you are using AutoGraph, you can try decorating this function with "
-            "@tf.function. If that does not work, then you may be using an unsupported feature or your source "
-            "code may not be visible to AutoGraph. (Engine: use `tf.unstack(x)` to split a tensor of known "
-            f"length; tensor: {self.name}.)")
+        _disallow("Iterating over a symbolic `tf.Tensor`")
 
     def __index__(self):
         raise TypeError(f"A symbolic tensor ({self.name}) cannot be used as a Python index.")

@@ -69,8 +69,8 @@ class _GraphNode:
     Its tensors' ids, and the node itself (``op``), which its gradient function receives.
     """
 
-    __slots__ = ("op", "type", "op_def", "inputs", "outputs", "input_ids", "output_ids", "skip_input_indices")
-    backward = None   # graph nodes use their registered gradient
+    __slots__ = ("op", "type", "op_def", "inputs", "outputs", "input_ids", "output_ids", "skip_input_indices",
+                 "backward")
 
     def __init__(self, op):
         self.op = op
@@ -81,6 +81,8 @@ class _GraphNode:
         self.input_ids = tuple([t._id for t in op.inputs])
         self.output_ids = tuple([t._id for t in op.outputs])
         self.skip_input_indices = ()
+        # graph nodes use their registered gradient, unless tf.custom_gradient gave the node its own
+        self.backward = getattr(op, "_custom_backward", None)
 
 
 class _GraphAdapter(Adapter):

@@ -22,7 +22,8 @@ from .registry import get_op
 from .tensor_shape import TensorShape
 
 __all__ = ["Tensor", "EagerTensor", "constant", "convert_to_tensor", "is_tensor",
-           "register_tensor_conversion_function"]
+           "register_tensor_conversion_function", "host_strings", "string_array", "string_list",
+           "is_string_value"]
 
 _next_id = itertools.count(1).__next__
 
@@ -124,9 +125,16 @@ class EagerTensor(Tensor):
 
     # --- values -------------------------------------------------------------------
     def numpy(self):
-        """The value as NumPy (a NumPy scalar for rank-0 tensors, like TF). May share memory."""
+        """The value as NumPy (a NumPy scalar for rank-0 tensors, like TF). May share memory.
+
+        A string tensor gives what TF gives: an ``object`` array of Python ``bytes``
+        (``array([b'ab', b'c'], dtype=object)``), and a scalar one a ``bytes`` (``b'ab'``). (The
+        array's elements are a subclass of ``bytes`` that is also a NumPy scalar: see ``host_strings``.)
+        """
         if self._device.backend == NUMPY:
-            return self._value
+            v = self._value
+            cls = v.dtype.__class__
+            return v if cls is not _BYTES_DTYPE and cls is not _OBJECT_DTYPE else host_strings(v)
         return to_numpy(self._value)
 
     def __array__(self, dtype=None, copy=None):
@@ -200,12 +208,95 @@ class EagerTensor(Tensor):
         return f"tf.Tensor({self._numpy_text(False)}, shape={self.shape}, dtype={self.dtype.name})"
 
 
+_BYTES_DTYPE = np.dtype("S1").__class__
+_OBJECT_DTYPE = np.dtype(object).__class__
+
+
+class _Bytes(np.bytes_):
+    """An ``np.bytes_`` that keeps trailing NUL bytes, the element type of ``object`` string values.
+
+    It acts as a NumPy scalar as kernels expect (``.dtype``, ``.shape``, ``x[()]`` is itself).
+    """
+
+    __slots__ = ()
+
+    def __getitem__(self, key):
+        if key == () or key is Ellipsis:
+            return self
+        return np.bytes_.__getitem__(self, key)
+
+    def __repr__(self):   # b'ab', as the bytes TF's arrays hold (NumPy 2 would write np.bytes_(b'ab'))
+        return bytes.__repr__(self)
+
+    __str__ = __repr__
+
+    def __reduce__(self):   # (NumPy's scalar pickling would drop trailing NULs)
+        return (_Bytes, (bytes(self),))
+
+
+def string_array(flat, shape=None):
+    """Python ``bytes`` (a flat list) as a string tensor's stored array, of ``shape`` (default: 1-D).
+
+    Inside the engine a string tensor's value is a NumPy fixed-width bytes array (``|S``), which,
+    like every value the kernels pass around, has a ``.dtype`` and ``.shape`` even at rank 0
+    (``np.bytes_``). NumPy's ``|S`` arrays drop trailing NUL bytes, so a value holding a string that
+    ends in ``b"\\x00"`` (UTF-16 text, raw binary data) is instead an ``object`` array of
+    :class:`_Bytes` scalars, which keep every byte. Kernels accept both; :func:`host_strings`
+    turns either into TF's view. For rank 0 the array is 0-d: ``[()]`` gives the ``np.bytes_`` scalar
+    a kernel returns.
+
+    A deliberate difference from TF: the generic array kernels that build a new array out of string
+    *scalars* (``tf.stack`` of scalars, ``tf.fill``) let NumPy choose ``|S``, so there a trailing NUL
+    byte is lost; the string ops, conversion, slicing, gathering and concatenation keep it.
+    """
+    shape = (len(flat),) if shape is None else tuple(shape)
+    if any(x[-1:] == b"\x00" for x in flat):
+        out = np.empty(len(flat), dtype=object)
+        out[:] = [_Bytes(x) for x in flat]
+        return out.reshape(shape)
+    return np.array(flat, dtype=np.bytes_ if flat else "S1").reshape(shape)
+
+
+def string_list(value):
+    """A string tensor's stored value (``|S`` or ``object`` array, or a scalar) as a flat list of ``bytes``."""
+    if isinstance(value, bytes):
+        return [bytes(value)]
+    return [bytes(x) for x in np.asarray(value).reshape(-1).tolist()]
+
+
+def is_string_value(value):
+    """Whether an array is a string tensor's stored value (``|S``, or ``object`` holding bytes)."""
+    cls = value.dtype.__class__
+    return cls is _BYTES_DTYPE or cls is _OBJECT_DTYPE
+
+
+def host_strings(value):
+    """A string tensor's stored value as TF hands it out: an object array of ``bytes`` (a ``bytes`` for rank 0).
+
+    The array's elements are :class:`_Bytes`, a subclass of ``bytes`` that prints as ``bytes`` and
+    is also a NumPy scalar, so arrays taken from ``.numpy()`` can be fed back to kernels (tf.data
+    slices them). (An ``object`` value that does not hold bytes, such as a variant's wrapped
+    Python value, is returned as it is.)
+    """
+    if value.ndim == 0:
+        x = value[()] if isinstance(value, np.ndarray) else value
+        return bytes(x) if isinstance(x, bytes) else value
+    flat = value.reshape(-1).tolist()
+    if value.dtype.__class__ is _OBJECT_DTYPE and not all(isinstance(x, bytes) for x in flat):
+        return value
+    out = np.empty(len(flat), dtype=object)
+    out[:] = [x if type(x) is _Bytes else _Bytes(x) for x in flat]
+    return out.reshape(value.shape)
+
+
 def numpy_text(value, is_repr):
     """How TF prints a value: scalars as Python values in ``repr``, arrays as NumPy prints them.
 
     Multi-line text starts on a new line, as in ``<tf.Tensor: ..., numpy=\narray([[...]])>``.
     """
-    if np.ndim(value) == 0:
+    if isinstance(value, bytes):   # a string scalar, as ``numpy()`` gives it
+        text = repr(bytes(value))
+    elif np.ndim(value) == 0:
         value = np.asarray(value)
         if value.dtype.kind in "SO" and not is_repr:
             text = repr(value.item())   # a string scalar prints as b'abc', as TF (str() of np.bytes_ is "b'abc'" too,
@@ -242,14 +333,24 @@ def _numpy_value(value, dtype):
     if dtype is None:
         try:
             dtype = _dtypes.infer_dtype(value)
-        except (TypeError, ValueError):
+        except (TypeError, ValueError) as error:
+            if "inhomogeneous" in str(error):   # rows of different lengths ([[1], [2, 3]]), as TF words it
+                raise ValueError("Can't convert non-rectangular Python sequence to Tensor.") from None
             raise ValueError(f"Attempt to convert a value ({value!r}) with an unsupported type "
                              f"({type(value)}) to a Tensor.") from None
         if dtype is _dtypes.string:
             return _bytes_array(value), dtype
         return np.array(value, dtype=dtype._np), dtype  # a copy: later edits of the source don't leak in
     if dtype is _dtypes.string:
-        return _bytes_array(value), dtype
+        try:
+            return _bytes_array(value), dtype
+        except (TypeError, ValueError):   # numbers asked to be strings: TF's errors
+            if isinstance(value, (np.ndarray, np.generic)):
+                arr = np.asarray(value).reshape(-1)
+                kind = type(arr[0].item()).__name__ if arr.size else arr.dtype.name
+                raise ValueError(f"Failed to convert a NumPy array to a Tensor (Unsupported object type "
+                                 f"{kind}).") from None
+            raise TypeError(f"Cannot convert {value!r} to EagerTensor of dtype string") from None
     if isinstance(value, (np.ndarray, np.generic)):
         return np.array(value, dtype=dtype._np), dtype  # NumPy data is copied and cast, as TF does (1.5 -> 1)
     # Python values: refuse lossy conversions (1.5 -> int32, 1j -> float32) as TF does.
@@ -310,9 +411,34 @@ def _python_ints(value, dtype):
 
 
 def _bytes_array(value):
-    """TF strings are byte strings: ``tf.constant("hi")`` holds ``b'hi'``."""
-    arr = np.asarray(value)
-    return np.char.encode(arr, "utf-8") if arr.dtype.kind == "U" else arr
+    """TF strings are byte strings: ``tf.constant("hi")`` holds ``b'hi'`` (UTF-8); see :func:`string_array`.
+
+    Accepts ``str``/``bytes`` scalars, nested lists of them, and NumPy ``U``, ``S`` or ``object``
+    arrays of them (``np.array([b'a', 'b'], dtype=object)``, what ``string_tensor.numpy()`` gives).
+    """
+    if isinstance(value, (bytes, str)):
+        return string_array([value.encode("utf-8") if isinstance(value, str) else bytes(value)], ())
+    arr = np.asarray(value) if not isinstance(value, (list, tuple)) else np.array(value, dtype=object)
+    if arr.dtype.kind == "U":
+        arr = np.char.encode(arr, "utf-8")
+    if arr.dtype.kind not in "SO":
+        raise _mixed_error(value)
+    flat = []
+    for x in arr.reshape(-1).tolist():
+        if isinstance(x, str):
+            x = x.encode("utf-8")
+        elif not isinstance(x, bytes):
+            raise _mixed_error(value)
+        flat.append(bytes(x))
+    return string_array(flat, arr.shape)
+
+
+def _mixed_error(value):
+    if isinstance(value, (list, tuple)):
+        return ValueError("Can't convert Python sequence with mixed types to Tensor.")
+    return TypeError(f"Failed to convert elements of {value!r} to Tensor. Consider casting elements to a "
+                     f"supported type. See https://www.tensorflow.org/api_docs/python/tf/dtypes for supported "
+                     f"TF dtypes.")
 
 
 def _place(array):
@@ -389,10 +515,10 @@ def convert_to_tensor(value, dtype=None, dtype_hint=None, name=None):
         return _AUTO_PACK[0]([convert_to_tensor(v, dtype=dtype, dtype_hint=dtype_hint) for v in value])
     if dtype is None and dtype_hint is not None:
         try:
-            return constant(value, dtype_hint)
+            return constant(value, dtype_hint, name=name or "Const")
         except (TypeError, ValueError):
             pass
-    return constant(value, dtype)
+    return constant(value, dtype, name=name or "Const")
 
 
 _AUTO_PACK = [None]   # ``tf.stack``: the op library installs it (``set_auto_packing``), being above this module

@@ -6,12 +6,17 @@ same dtype and shape reuse one traced graph. ``None`` dimensions match any size.
 from . import dtypes as _dtypes
 from .tensor_shape import as_shape
 from .tensor import EagerTensor, Tensor
+from . import type_spec as _type_spec
+from .type_spec import TypeSpec
 
 __all__ = ["TensorSpec"]
 
 
-class TensorSpec:
-    """Describes a tensor: ``TensorSpec(shape=(None, 3), dtype=tf.float32)``."""
+class TensorSpec(TypeSpec):
+    """Describes a tensor: ``TensorSpec(shape=(None, 3), dtype=tf.float32)``.
+
+    The leaf ``tf.TypeSpec``: its one component is the tensor itself.
+    """
 
     __slots__ = ("_shape", "_dtype", "_name")
 
@@ -72,11 +77,32 @@ class TensorSpec:
             shape = shape.most_specific_compatible_shape(o.shape)
         return TensorSpec(shape, self._dtype, self._name)
 
+    # ---- TypeSpec hooks: a tensor is its own (single) component ----------------------------
+    @property
+    def _component_specs(self):
+        return self
+
+    def _to_components(self, value):
+        return value
+
+    def _from_components(self, components):
+        return components
+
+    @property
+    def _flat_tensor_specs(self):
+        return [self]
+
+    def _serialize(self):
+        return (self._shape, self._dtype, self._name)
+
     def _key(self):
         return (self._shape, self._dtype)
 
     def __eq__(self, other):
         return isinstance(other, TensorSpec) and self._key() == other._key() and self._name == other._name
+
+    def __ne__(self, other):
+        return not self == other
 
     def __hash__(self):
         return hash(self._key())
@@ -85,3 +111,6 @@ class TensorSpec:
         return f"TensorSpec(shape={self._shape}, dtype={self._dtype!r}, name={self._name!r})"
 
 
+
+
+_type_spec._TENSOR_SPEC[0] = TensorSpec.from_tensor

@@ -1,4 +1,10 @@
-"""``tf.io``: writing graphs to files (and reading them back).
+"""``tf.io``: files, records and parsing, and writing graphs to files (and reading them back).
+
+Files and records: ``gfile`` (TF's file API), ``read_file``/``write_file``/``matching_files`` (ops),
+``TFRecordWriter``/``TFRecordOptions`` (``tf_record.py``: the TFRecord framing), ``decode_csv``
+(``csv_ops.py``), ``parse_example``/``parse_single_example`` with ``FixedLenFeature`` (``parsing.py``:
+serialized ``tf.train.Example`` s, defined in ``example.py``), ``serialize_tensor``/``parse_tensor``.
+The readers that turn files into datasets are ``tf.data``'s (``engine/data/readers.py``).
 
 The deployment story in two calls::
 
@@ -17,8 +23,17 @@ import os
 
 from ..framework.graph import Graph
 from ..framework.graph_io import GraphDef, graph_to_graph_def
+from . import gfile  # noqa: F401
+from .csv_ops import decode_csv  # noqa: F401
+from .file_ops import matching_files, parse_tensor, read_file, serialize_tensor, write_file  # noqa: F401
+from .parsing import (FixedLenFeature, FixedLenSequenceFeature, VarLenFeature, parse_example,  # noqa: F401
+                      parse_single_example)
+from .tf_record import TFRecordOptions, TFRecordWriter  # noqa: F401
+from ..ops.string_codec_ops import decode_base64, decode_raw, encode_base64  # noqa: F401  (tf.io's string ops)
 
-__all__ = ["write_graph", "read_graph"]
+__all__ = ["write_graph", "read_graph", "gfile", "decode_csv", "read_file", "write_file", "matching_files",
+           "serialize_tensor", "parse_tensor", "FixedLenFeature", "FixedLenSequenceFeature", "VarLenFeature",
+           "parse_example", "parse_single_example", "TFRecordOptions", "TFRecordWriter"]
 
 
 def write_graph(graph_or_graph_def, logdir, name, as_text=True):

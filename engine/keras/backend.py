@@ -174,3 +174,35 @@ def get_keras_mask(x):
     if own is not None and own.get("_keras_mask") is not None:
         return own["_keras_mask"]
     return _MASKS.get(id(x))
+
+
+# --------------------------------------------------------------------------------------
+# Variable paths: Keras 3's name scopes (``dense/kernel``, ``sequential/dense/kernel``)
+# --------------------------------------------------------------------------------------
+def _path_stack():
+    stack = getattr(_local, "paths", None)
+    if stack is None:
+        stack = _local.paths = []
+    return stack
+
+
+@contextlib.contextmanager
+def keras_name_scope(name, caller=None):
+    """Keras 3's ``name_scope(name, caller=layer)``: a layer's ``build``, ``call`` and ``add_weight`` run
+    inside it, so a weight's ``path`` is the scopes open when it was made, then its name
+    (``sequential/dense/kernel`` for a Dense built by its Sequential model). As in Keras, a scope is
+    not opened twice in a row for the same caller or the same name. Independent of ``tf.name_scope``."""
+    stack = _path_stack()
+    if stack and ((caller is not None and stack[-1][1] is caller) or stack[-1][0] == name):
+        yield
+        return
+    stack.append((name, caller))
+    try:
+        yield
+    finally:
+        stack.pop()
+
+
+def current_path():
+    """The open Keras name scopes, joined by ``/`` (``""`` outside any)."""
+    return "/".join(name for name, _ in _path_stack())

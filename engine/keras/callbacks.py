@@ -25,16 +25,21 @@ minimizes losses and maximizes metrics whose direction is "up" (accuracies).
 """
 import collections
 import csv
+import json
 import os
+import shutil
+import tempfile
+import time
 import warnings
 
 import numpy as np
 
+from .. import summary as _summary
 from .utils.progbar import Progbar, print_msg
 
 __all__ = ["Callback", "CallbackList", "History", "ProgbarLogger", "EarlyStopping", "LambdaCallback",
            "MonitorCallback", "ModelCheckpoint", "ReduceLROnPlateau", "LearningRateScheduler", "TerminateOnNaN",
-           "CSVLogger"]
+           "CSVLogger", "TensorBoard"]
 
 
 class Callback:
@@ -657,3 +662,315 @@ class CSVLogger(Callback):
         if self.csv_file and not self.csv_file.closed:
             self.csv_file.close()
         self.writer = None
+
+
+class TensorBoard(Callback):
+    """``tf.keras.callbacks.TensorBoard``: write training curves (and weight histograms) for TensorBoard.
+
+    ``log_dir/train`` and ``log_dir/validation`` get one event file each (``tf.summary``), as Keras 3
+    writes them:
+
+    * at the start (``write_graph=True``): the model's config as JSON, tag ``keras`` (plugin
+      ``graph_keras_model``), step 0, in ``train``;
+    * each epoch end: ``epoch_<metric>`` for every training log (``epoch_loss``, ``epoch_accuracy``,
+      ``epoch_learning_rate``) in ``train``, and for every ``val_*`` log, without the prefix, in
+      ``validation``; the step is the epoch;
+    * each validation's end: ``evaluation_<metric>_vs_iterations`` in ``validation``, at the
+      optimizer's iteration count;
+    * ``histogram_freq=n``: every n epochs, ``<model>/<layer>/<weight>/histogram`` for each weight;
+    * ``update_freq="batch"`` (or an int n): ``batch_<metric>`` every (n-th) batch, and any
+      ``tf.summary`` call made by the model during training goes to ``train`` at the batch number.
+
+    * ``write_images=True``: with the histograms, each weight as an image (``.../image``: a bias as a
+      1-pixel-high row, a kernel as a matrix, conv kernels one image per filter), as Keras does;
+    * ``write_steps_per_second=True``: ``epoch_steps_per_second`` and ``batch_steps_per_second``.
+
+    Differences from Keras: no profiler (``profile_batch`` is accepted and ignored), no embeddings
+    (``embeddings_freq`` is ignored); the train function's graph is not written (Keras 3 writes none
+    either when its train function is not a ``tf.function`` with a ``function_spec``).
+    """
+
+    def __init__(self, log_dir="logs", histogram_freq=0, write_graph=True, write_images=False,
+                 write_steps_per_second=False, update_freq="epoch", profile_batch=0, embeddings_freq=0,
+                 embeddings_metadata=None):
+        super().__init__()
+        self.log_dir = os.fspath(log_dir)
+        self.histogram_freq = histogram_freq
+        self.write_graph = write_graph
+        self.write_images = write_images
+        self.write_steps_per_second = write_steps_per_second
+        self.update_freq = 1 if update_freq == "batch" else update_freq
+        self.profile_batch = profile_batch
+        self.embeddings_freq = embeddings_freq
+        self.embeddings_metadata = embeddings_metadata
+        self._writers = {}
+        self._prev_summary_state = []
+        self._global_train_batch = 0
+        self._global_test_batch = 0
+        self._previous_epoch_iterations = 0.0
+        self._epoch_start_time = self._batch_start_time = None
+
+    def set_model(self, model):
+        super().set_model(model)
+        self._train_dir = os.path.join(self.log_dir, "train")
+        self._val_dir = os.path.join(self.log_dir, "validation")
+        self._writers = {}
+        if self.write_graph:
+            self._write_keras_model_summary()
+
+    @property
+    def _train_writer(self):
+        if "train" not in self._writers:
+            self._writers["train"] = _summary.create_file_writer(self._train_dir)
+        return self._writers["train"]
+
+    @property
+    def _val_writer(self):
+        if "val" not in self._writers:
+            self._writers["val"] = _summary.create_file_writer(self._val_dir)
+        return self._writers["val"]
+
+    def _write_keras_model_summary(self):
+        if type(self.model).__name__ not in ("Sequential", "Functional"):
+            return
+        try:
+            config = json.dumps({"class_name": type(self.model).__name__, "config": self.model.get_config()})
+        except Exception as exc:  # noqa: BLE001  (as Keras: a model that cannot be serialized is skipped)
+            warnings.warn(f"Model failed to serialize as JSON. Ignoring... {exc}")
+            return
+        metadata = _summary.events.summary_metadata("graph_keras_model", content=b"1")
+        with self._train_writer.as_default():
+            _summary.write("keras", config, step=0, metadata=metadata)
+
+    def _push_writer(self, writer, step):
+        if self.update_freq == "epoch":
+            return
+        context = (writer.as_default(step), _summary.record_if(lambda: step % self.update_freq == 0))
+        self._prev_summary_state.append(context)
+        context[0].__enter__()
+        context[1].__enter__()
+
+    def _pop_writer(self):
+        if self.update_freq == "epoch":
+            return
+        context = self._prev_summary_state.pop()
+        context[1].__exit__(None, None, None)
+        context[0].__exit__(None, None, None)
+
+    def on_train_begin(self, logs=None):
+        self._global_train_batch = 0
+        self._push_writer(self._train_writer, self._global_train_batch)
+
+    def on_train_end(self, logs=None):
+        self._pop_writer()
+        for writer in self._writers.values():
+            writer.close()
+
+    def on_test_begin(self, logs=None):
+        self._push_writer(self._val_writer, self._global_test_batch)
+
+    def on_test_batch_begin(self, batch, logs=None):
+        self._global_test_batch += 1
+        if self.update_freq != "epoch":
+            self._pop_writer()
+            self._push_writer(self._val_writer, self._global_test_batch)
+
+    def on_test_end(self, logs=None):
+        optimizer = getattr(self.model, "optimizer", None)
+        if optimizer is not None and hasattr(optimizer, "iterations") and logs:
+            with self._val_writer.as_default():
+                for name, value in logs.items():
+                    _summary.scalar(f"evaluation_{name}_vs_iterations", value, step=optimizer.iterations)
+        self._pop_writer()
+
+    def on_train_batch_begin(self, batch, logs=None):
+        self._global_train_batch += 1
+        if self.update_freq != "epoch":
+            self._pop_writer()
+            self._push_writer(self._train_writer, self._global_train_batch)
+        if self.write_steps_per_second:
+            self._batch_start_time = time.time()
+
+    def on_train_batch_end(self, batch, logs=None):
+        if self.write_steps_per_second:
+            _summary.scalar("batch_steps_per_second", 1.0 / max(time.time() - self._batch_start_time, 1e-9),
+                            step=self._global_train_batch)
+        if isinstance(logs, dict):   # written only under update_freq="batch"/n: then a writer is the default
+            for name, value in logs.items():
+                _summary.scalar(f"batch_{name}", value, step=self._global_train_batch)
+
+    def on_epoch_begin(self, epoch, logs=None):
+        if self.write_steps_per_second:
+            self._previous_epoch_iterations = float(self.model.optimizer.iterations.numpy())
+            self._epoch_start_time = time.time()
+
+    def on_epoch_end(self, epoch, logs=None):
+        self._log_epoch_metrics(epoch, logs)
+        if self.histogram_freq and epoch % self.histogram_freq == 0:
+            self._log_weights(epoch)
+
+    def _log_epoch_metrics(self, epoch, logs):
+        if not logs:
+            return
+        train_logs = {k: v for k, v in logs.items() if not k.startswith("val_")}
+        val_logs = {k[4:]: v for k, v in logs.items() if k.startswith("val_")}
+        optimizer = getattr(self.model, "optimizer", None)
+        if optimizer is not None and hasattr(optimizer, "learning_rate") and "learning_rate" not in train_logs:
+            train_logs["learning_rate"] = _learning_rate(optimizer)
+        if self.write_steps_per_second:
+            elapsed = max(time.time() - self._epoch_start_time, 1e-9)
+            train_logs["steps_per_second"] = \
+                (float(self.model.optimizer.iterations.numpy()) - self._previous_epoch_iterations) / elapsed
+        if train_logs:
+            with self._train_writer.as_default():
+                for name, value in train_logs.items():
+                    _summary.scalar(f"epoch_{name}", value, step=epoch)
+        if val_logs:
+            with self._val_writer.as_default():
+                for name, value in val_logs.items():
+                    _summary.scalar(f"epoch_{name}", value, step=epoch)
+
+    def _log_weights(self, epoch):
+        prefix = getattr(self.model, "name", "")
+        with self._train_writer.as_default():
+            for layer in self.model.layers:
+                for weight in layer.weights:
+                    path = getattr(weight, "path", None) or weight.name.split(":")[0]
+                    if prefix and not path.startswith(prefix + "/"):
+                        path = f"{prefix}/{path}"   # Keras 3's variable paths start with the model's name
+                    _summary.histogram(f"{path.replace(':', '_')}/histogram", weight, step=epoch)
+                    if self.write_images:
+                        self._log_weight_as_image(weight, f"{path.replace(':', '_')}/image", epoch)
+        self._train_writer.flush()
+
+    def _log_weight_as_image(self, weight, name, epoch):
+        """Keras's picture of a weight: bias ``[1, n, 1, 1]``, kernel ``[1, rows, cols, 1]`` (the longer side
+        across), conv kernel ``[filters, h, w, 1]``; other shapes are not drawn."""
+        image = np.squeeze(np.asarray(weight.numpy()))
+        if image.ndim == 1:
+            image = image.reshape(1, image.shape[0], 1, 1)
+        elif image.ndim == 2:
+            if image.shape[0] > image.shape[1]:
+                image = image.T
+            image = image.reshape(1, image.shape[0], image.shape[1], 1)
+        elif image.ndim == 3:
+            image = np.transpose(image, [2, 0, 1])   # channels_last: one image per kernel
+            image = image.reshape(image.shape[0], image.shape[1], image.shape[2], 1)
+        if image.ndim == 4 and image.shape[-1] in (1, 3, 4):
+            _summary.image(name, image, step=epoch)
+
+
+class BackupAndRestore(Callback):
+    """Back up the training state at the end of every epoch (or every ``save_freq`` batches); after an
+    interruption, the next ``fit`` with the same ``backup_dir`` resumes from the last backup.
+
+    This is how a multi-worker job survives a lost worker: the cluster manager restarts the
+    job, every worker calls ``fit`` again, and training continues from the epoch after the
+    last backup, with the weights and the optimizer's state of that moment (Keras 3 keeps
+    both in ``latest.weights.h5``; the epoch and batch in ``training_metadata.json``), so it
+    ends with the weights an uninterrupted run would have.
+
+    As in Keras 3: the model must be built before ``fit``; ``double_checkpoint=True`` keeps
+    the previous backup (``*.bkp``) for when the latest is unreadable; the backup is deleted
+    when ``fit`` completes (``delete_checkpoint=True``). Deliberate difference: under a
+    multi-worker strategy only the chief writes to ``backup_dir`` (the other workers write a
+    scratch copy in a temporary folder and delete it, as Keras 2 did); Keras 3 lets every
+    worker write the same files. Every worker reads ``backup_dir`` when it restores.
+    """
+
+    def __init__(self, backup_dir, save_freq="epoch", double_checkpoint=False, delete_checkpoint=True):
+        super().__init__()
+        if not backup_dir:
+            raise ValueError("Empty `backup_dir` argument passed")
+        if save_freq != "epoch" and not isinstance(save_freq, int):
+            raise ValueError(f"Invalid value for argument `save_freq`. Received: save_freq={save_freq}. Expected "
+                             f"either 'epoch' or an integer value.")
+        self.backup_dir = backup_dir
+        self.save_freq = save_freq
+        self.double_checkpoint = double_checkpoint
+        self.delete_checkpoint = delete_checkpoint
+        self._batches_seen_since_last_saving = 0
+        self._last_batch_seen = 0
+        self._current_epoch = 0
+        self._weights_path = os.path.join(backup_dir, "latest.weights.h5")
+        self._training_metadata_path = os.path.join(backup_dir, "training_metadata.json")
+        self._prev_weights_path = self._weights_path + ".bkp"
+        self._prev_training_metadata_path = self._training_metadata_path + ".bkp"
+
+    # --- restoring ----------------------------------------------------------------------------
+    def on_train_begin(self, logs=None):
+        try:
+            self._load_model()
+        except (OSError, ValueError) as error:     # an unreadable latest backup: fall back on the previous one
+            if not os.path.exists(self._prev_weights_path):
+                raise error
+            shutil.copy(self._prev_weights_path, self._weights_path)
+            if os.path.exists(self._prev_training_metadata_path):
+                shutil.copy(self._prev_training_metadata_path, self._training_metadata_path)
+            elif os.path.exists(self._training_metadata_path):
+                os.remove(self._training_metadata_path)
+            self._load_model()
+
+    def _load_model(self):
+        if not self.model.built:
+            raise ValueError(f"To use the BackupAndRestore callback, you model must be built before you call "
+                             f"`fit()`. Model {self.model} is unbuilt. You can build it beforehand by calling it "
+                             f"on a batch of data.")
+        if os.path.exists(self._weights_path):
+            optimizer = getattr(self.model, "optimizer", None)
+            if optimizer is not None and not optimizer.built:
+                optimizer.build(self.model.trainable_variables)   # its variables must exist to be loaded
+            self.model.load_weights(self._weights_path)
+        if os.path.exists(self._training_metadata_path):
+            with open(self._training_metadata_path) as f:
+                self.model._initial_epoch = json.loads(f.read())["epoch"]
+
+    # --- backing up ------------------------------------------------------------------------------
+    def on_epoch_end(self, epoch, logs=None):
+        self._current_epoch = epoch + 1
+        self._last_batch_seen = 0
+        if self.save_freq == "epoch":
+            self._save_model()
+
+    def on_train_batch_end(self, batch, logs=None):
+        if self._should_save_on_batch(batch):
+            self._save_model()
+
+    def _write_dir(self):
+        """``backup_dir`` on the chief (or without a multi-worker strategy); a scratch folder elsewhere."""
+        extended = getattr(getattr(self.model, "distribute_strategy", None), "extended", None)
+        if extended is None or getattr(extended, "should_checkpoint", True):
+            return self.backup_dir
+        return tempfile.mkdtemp(prefix=f"backup_workertemp_{getattr(extended, '_task_id', 0)}_")
+
+    def _save_model(self):
+        directory = self._write_dir()
+        weights = os.path.join(directory, os.path.basename(self._weights_path))
+        metadata = os.path.join(directory, os.path.basename(self._training_metadata_path))
+        os.makedirs(directory, exist_ok=True)
+        if self.double_checkpoint and os.path.exists(weights):
+            shutil.copy(weights, weights + ".bkp")
+        if self.double_checkpoint and os.path.exists(metadata):
+            shutil.copy(metadata, metadata + ".bkp")
+        self.model.save_weights(filepath=weights, overwrite=True)
+        with open(metadata, "w") as f:
+            f.write(json.dumps({"epoch": self._current_epoch, "batch": self._last_batch_seen}))
+        if directory != self.backup_dir:
+            shutil.rmtree(directory, ignore_errors=True)
+
+    def _should_save_on_batch(self, batch):
+        if self.save_freq == "epoch":
+            return False
+        add_batches = batch + 1 if batch <= self._last_batch_seen else batch - self._last_batch_seen
+        self._batches_seen_since_last_saving += add_batches
+        self._last_batch_seen = batch
+        if self._batches_seen_since_last_saving >= self.save_freq:
+            self._batches_seen_since_last_saving = 0
+            return True
+        return False
+
+    def on_train_end(self, logs=None):
+        extended = getattr(getattr(self.model, "distribute_strategy", None), "extended", None)
+        chief = extended is None or getattr(extended, "should_checkpoint", True)
+        if self.delete_checkpoint and chief and os.path.exists(self.backup_dir):
+            shutil.rmtree(self.backup_dir, ignore_errors=True)

@@ -40,9 +40,34 @@ __all__ = ["Loss", "LossFunctionWrapper", "MeanSquaredError", "MeanAbsoluteError
            "BinaryCrossentropy",
            "CategoricalCrossentropy", "SparseCategoricalCrossentropy", "mean_squared_error", "mean_absolute_error",
            "mean_absolute_percentage_error", "binary_crossentropy", "categorical_crossentropy", "sparse_categorical_crossentropy", "mse", "mae",
-           "MSE", "MAE", "mape", "MAPE", "get", "serialize"]
+           "MSE", "MAE", "mape", "MAPE", "get", "serialize", "Reduction"]
 
 _REDUCTIONS = ("sum_over_batch_size", "sum", None, "none", "mean", "mean_with_sample_weight")
+
+
+class Reduction:
+    """``tf.keras.losses.Reduction``: the names of the reductions, kept by TF 2.21's ``tf.keras`` (Keras 3's
+    ``keras.src.legacy.losses.Reduction``; plain ``keras.losses`` has no such class).
+
+    The members are strings, so ``MeanSquaredError(reduction=Reduction.SUM)`` works (``"sum"``), as does
+    ``Reduction.NONE``; ``Reduction.AUTO`` (``"auto"``) is a Keras 2 name Keras 3 losses reject
+    (``ValueError``), as in TF 2.21. Keras 3 losses also accept ``"mean"`` and ``"mean_with_sample_weight"``,
+    which are not members.
+    """
+
+    AUTO = "auto"
+    NONE = "none"
+    SUM = "sum"
+    SUM_OVER_BATCH_SIZE = "sum_over_batch_size"
+
+    @classmethod
+    def all(cls):
+        return (cls.AUTO, cls.NONE, cls.SUM, cls.SUM_OVER_BATCH_SIZE)
+
+    @classmethod
+    def validate(cls, key):
+        if key not in cls.all():
+            raise ValueError(f'Invalid Reduction Key: {key}. Expected keys are "{cls.all()}"')
 
 
 def standardize_reduction(reduction):

@@ -59,6 +59,9 @@ import numpy as np
 from . import optimizers
 from .serialization import (deserialize_keras_object, deserialize_value, serialize_keras_object,  # noqa: F401
                             serialize_value)
+from .serialization import SafeModeScope
+from .serialization import (CustomObjectScope, custom_object_scope, get_custom_objects,  # noqa: F401
+                            get_registered_name, get_registered_object, register_keras_serializable)
 
 __all__ = ["save_weights", "load_weights", "serialize_value", "deserialize_value", "save_model", "load_model",
            "model_from_config", "serialize_keras_object", "deserialize_keras_object"]
@@ -80,7 +83,10 @@ def save_weights(model, filepath, overwrite=True):
         raise FileExistsError(f"{filepath} exists and overwrite=False.")
     arrays = {"__format__": np.array(FORMAT)}
     for i, weight in enumerate(model.weights):
-        arrays[f"{i:04d}:{weight.name.split(':')[0]}"] = np.asarray(weight.numpy())
+        arrays[f"{i:04d}:{getattr(weight, 'path', None) or weight.name.split(':')[0]}"] = np.asarray(weight.numpy())
+    # as Keras 3: the optimizer's state too (its step count, its slots), so training can resume exactly
+    for i, variable in enumerate(_optimizer_variables(model)):
+        arrays[f"{_OPTIMIZER}{i:04d}:{variable.name.split(':')[0]}"] = np.asarray(variable.numpy())
     with open(filepath, "wb") as f:   # a file object: np.savez would append ".npz" to a name
         np.savez(f, **arrays)
 
@@ -90,8 +96,10 @@ def load_weights(model, filepath, skip_mismatch=False):
     with np.load(filepath, allow_pickle=False) as data:
         if "__format__" not in data.files or str(data["__format__"]) != FORMAT:
             raise ValueError(f"{filepath} was not written by save_weights (expected the {FORMAT!r} npz format).")
-        keys = sorted(k for k in data.files if k != "__format__")
+        keys = sorted(k for k in data.files if k != "__format__" and not k.startswith(_OPTIMIZER))
         saved = [data[k] for k in keys]
+        optimizer_keys = sorted(k for k in data.files if k.startswith(_OPTIMIZER))
+        optimizer_saved = [data[k] for k in optimizer_keys]
     weights = model.weights
     if len(saved) != len(weights):
         raise ValueError(f"Weight count mismatch for model '{model.name}': the file has {len(saved)} weights, the "
@@ -105,6 +113,31 @@ def load_weights(model, filepath, skip_mismatch=False):
                 continue
             raise ValueError(f"Shape mismatch in weight '{variable.name}': expected {expected}, the file has "
                              f"{value.shape} ({key}).")
+        variable.assign(value.astype(variable.dtype.as_numpy_dtype, copy=False))
+    _load_optimizer_variables(model, optimizer_saved)
+
+
+_OPTIMIZER = "optimizer/"
+
+
+def _optimizer_variables(model):
+    optimizer = getattr(model, "optimizer", None)
+    return list(optimizer.variables) if optimizer is not None and getattr(optimizer, "built", False) else []
+
+
+def _load_optimizer_variables(model, saved):
+    """The saved optimizer state into the model's optimizer, when it has the same variables (Keras 3's rule:
+    otherwise a warning, and the optimizer keeps its own state)."""
+    optimizer = getattr(model, "optimizer", None)
+    if not saved or optimizer is None:
+        return
+    variables = _optimizer_variables(model)
+    if len(variables) != len(saved) or any(tuple(v.shape.as_list()) != a.shape for v, a in zip(variables, saved)):
+        warnings.warn(f"Skipping variable loading for optimizer '{getattr(optimizer, 'name', 'optimizer')}', "
+                      f"because it has {len(variables)} variables whereas the saved optimizer has {len(saved)} "
+                      f"variables.")
+        return
+    for variable, value in zip(variables, saved):
         variable.assign(value.astype(variable.dtype.as_numpy_dtype, copy=False))
 
 
@@ -172,7 +205,7 @@ def save_model(model, filepath, overwrite=True, zipped=None, **kwargs):
     weights = io.BytesIO()
     arrays = {"__format__": np.array(FORMAT)}
     for i, weight in enumerate(model.weights):
-        arrays[f"{i:04d}:{weight.name.split(':')[0]}"] = np.asarray(weight.numpy())
+        arrays[f"{i:04d}:{getattr(weight, 'path', None) or weight.name.split(':')[0]}"] = np.asarray(weight.numpy())
     np.savez(weights, **arrays)
     metadata = {"format": KERAS_FORMAT, "keras_version": "3.15.0 (engine)"}
     with zipfile.ZipFile(filepath, "w") as z:
@@ -199,7 +232,8 @@ def load_model(filepath, custom_objects=None, compile=True, safe_mode=True):  # 
         weights = np.load(io.BytesIO(z.read("model.weights.npz")), allow_pickle=False)
         keys = sorted(k for k in weights.files if k != "__format__")
         saved = [weights[k] for k in keys]
-    model = deserialize_keras_object(config, custom_objects)
+    with SafeModeScope(safe_mode):    # safe_mode=True: a Lambda's Python lambda is not loaded (Keras 3)
+        model = deserialize_keras_object(config, custom_objects)
     if not model.built:
         raise ValueError(f"The loaded model '{model.name}' is not built (it has no input shape), so its weights "
                          f"cannot be restored.")

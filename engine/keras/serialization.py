@@ -6,6 +6,13 @@
 and :func:`deserialize_value` rebuilds them, finding classes by name in
 ``custom_objects`` and then in the built-in modules (``BUILTIN_MODULES``).
 
+Registering (Keras 3's ``register_keras_serializable``, exported as ``tf.keras.utils.*`` as TF 2.21 does,
+and as ``tf.keras.saving.*`` as ``keras.saving`` does): ``@register_keras_serializable(package="MyLayers")``
+records a class or function under ``"MyLayers>Name"`` (:func:`get_registered_name`); a registered class's
+config carries that ``registered_name``, and deserializing finds it there without ``custom_objects``.
+Lookup order, as Keras': ``custom_object_scope`` objects, the registered objects, ``custom_objects``,
+then the built-in classes.
+
 This module sits below the layers (``Layer`` uses it), so it imports none of
 them: ``keras/__init__.py`` registers the modules to search. The model configs
 are in ``models/sequential.py`` and ``models/functional.py``; files (weights,
@@ -16,7 +23,70 @@ import numpy as np
 from ..framework import dtypes
 from . import activations
 
-__all__ = ["serialize_value", "deserialize_value", "serialize_keras_object", "deserialize_keras_object"]
+__all__ = ["serialize_value", "deserialize_value", "serialize_keras_object", "deserialize_keras_object",
+           "register_keras_serializable", "get_registered_name", "get_registered_object", "get_custom_objects",
+           "custom_object_scope", "CustomObjectScope"]
+
+_GLOBAL_CUSTOM_OBJECTS = {}   # "package>name" -> class or function
+_GLOBAL_CUSTOM_NAMES = {}     # class or function -> "package>name"
+
+
+def register_keras_serializable(package="Custom", name=None):
+    """Decorator: register a class or function with Keras serialization as ``"<package>><name>"``
+    (``name`` defaults to its ``__name__``). A class must have a ``get_config`` method (``ValueError``)."""
+    def decorator(arg):
+        class_name = name if name is not None else arg.__name__
+        registered_name = package + ">" + class_name
+        if isinstance(arg, type) and not hasattr(arg, "get_config"):
+            raise ValueError("Cannot register a class that does not have a get_config() method.")
+        _GLOBAL_CUSTOM_OBJECTS[registered_name] = arg
+        _GLOBAL_CUSTOM_NAMES[arg] = registered_name
+        return arg
+    return decorator
+
+
+def get_registered_name(obj):
+    """``"package>name"`` of a registered object, else its ``__name__`` (``"Dense"``)."""
+    if obj in _GLOBAL_CUSTOM_NAMES:
+        return _GLOBAL_CUSTOM_NAMES[obj]
+    return obj.__name__
+
+
+def get_registered_object(name, custom_objects=None, module_objects=None):
+    """The class or function registered (or given) under ``name``, or None: the scope's objects, the
+    registered ones, ``custom_objects``, then ``module_objects``."""
+    scope = _custom_objects[-1]
+    if name in scope:
+        return scope[name]
+    if name in _GLOBAL_CUSTOM_OBJECTS:
+        return _GLOBAL_CUSTOM_OBJECTS[name]
+    if custom_objects and name in custom_objects:
+        return custom_objects[name]
+    if module_objects and name in module_objects:
+        return module_objects[name]
+    return None
+
+
+def get_custom_objects():
+    """The registry itself (a dict, ``"package>name"`` -> object): adding to it registers."""
+    return _GLOBAL_CUSTOM_OBJECTS
+
+
+class CustomObjectScope:
+    """``with custom_object_scope({"MyLayer": MyLayer}):``: deserializing inside finds these by name."""
+
+    def __init__(self, custom_objects):
+        self.custom_objects = dict(custom_objects or {})
+
+    def __enter__(self):
+        _custom_objects.append(dict(_custom_objects[-1], **self.custom_objects))
+        return self
+
+    def __exit__(self, *exc_info):
+        _custom_objects.pop()
+
+
+custom_object_scope = CustomObjectScope
 
 
 def serialize_keras_object(obj):
@@ -25,7 +95,11 @@ def serialize_keras_object(obj):
     ``module`` is ``"keras.layers"`` for every layer (``Layer._serialized_module``), else the class's module.
     """
     module = getattr(type(obj), "_serialized_module", None) or type(obj).__module__
-    return {"module": module, "class_name": type(obj).__name__, "config": obj.get_config()}
+    out = {"module": module, "class_name": type(obj).__name__, "config": obj.get_config()}
+    if type(obj) in _GLOBAL_CUSTOM_NAMES:   # registered: found again by this name (Keras 3's "registered_name")
+        out["module"] = type(obj).__module__
+        out["registered_name"] = _GLOBAL_CUSTOM_NAMES[type(obj)]
+    return out
 
 
 def serialize_value(value):
@@ -47,7 +121,38 @@ def serialize_value(value):
     raise TypeError(f"Cannot serialize {value!r} of type {type(value).__name__} in a layer config.")
 
 
+class UnknownObjectError(TypeError, ValueError):
+    """A config names a class or function nobody registered or passed: TF 2.21 (Keras 3) raises ``TypeError``
+    ("Could not locate class ..."). Deliberate difference: the engine's error is also a ``ValueError``
+    (what the engine raised before), so code catching either keeps working."""
+
+
 _custom_objects = [{}]
+_safe_mode = [True]
+
+
+def safe_mode():
+    """Is deserialization in safe mode (the default: a ``Lambda``'s Python lambda is not loaded)?"""
+    return _safe_mode[-1]
+
+
+class SafeModeScope:
+    """``with SafeModeScope(False):``: deserialize in (or out of) safe mode (``load_model(safe_mode=...)``)."""
+
+    def __init__(self, safe_mode=True):
+        self.safe_mode = True if safe_mode is None else bool(safe_mode)
+
+    def __enter__(self):
+        _safe_mode.append(self.safe_mode)
+        return self
+
+    def __exit__(self, *exc_info):
+        _safe_mode.pop()
+
+
+def current_custom_objects():
+    """The custom objects in scope now (``custom_object_scope`` and the ``custom_objects`` being loaded with)."""
+    return dict(_custom_objects[-1])
 
 BUILTIN_MODULES = []
 """The modules whose classes ``deserialize_keras_object`` finds by name, in search order. ``keras/__init__.py``
@@ -55,10 +160,14 @@ fills it with ``layers``, ``models``, ``initializers`` and ``regularizers``: the
 module (``Layer.get_config``/``from_config`` use it), so it cannot import them."""
 
 
-def _lookup(class_name):
+def _lookup(class_name, registered_name=None):
     custom = _custom_objects[-1]
-    if class_name in custom:
-        return custom[class_name]
+    for name in (registered_name, class_name):
+        if name is not None and name in custom:
+            return custom[name]
+    for name in (registered_name, class_name):
+        if name is not None and name in _GLOBAL_CUSTOM_OBJECTS:
+            return _GLOBAL_CUSTOM_OBJECTS[name]
     for module in BUILTIN_MODULES:
         cls = getattr(module, class_name, None)
         if isinstance(cls, type):
@@ -71,11 +180,12 @@ def deserialize_keras_object(config, custom_objects=None):
     if custom_objects:
         _custom_objects.append(dict(_custom_objects[-1], **custom_objects))
     try:
-        cls = _lookup(config["class_name"])
+        cls = _lookup(config["class_name"], config.get("registered_name"))
         if cls is None:
-            raise ValueError(f"Could not locate class '{config['class_name']}'. Make sure custom classes are "
-                             f"decorated with `@keras.saving.register_keras_serializable()` or passed in "
-                             f"`custom_objects`. Full object config: {config}")
+            raise UnknownObjectError(f"Could not locate class '{config['class_name']}'. Make sure custom classes and "
+                            f"functions are decorated with `@keras.saving.register_keras_serializable()`. If they "
+                            f"are already decorated, make sure they are all imported so that the decorator is run "
+                            f"before trying to load them. Full object config: {config}")
         return cls.from_config(config.get("config", {}))
     finally:
         if custom_objects:

@@ -312,6 +312,7 @@ class Trainer:
                                                       steps=data.num_batches)
         self.stop_training = False
         callbacks.on_train_begin()
+        initial_epoch = getattr(self, "_initial_epoch", None) or initial_epoch   # set by BackupAndRestore
         epoch_logs = None
         for epoch in range(initial_epoch, epochs):
             self.reset_metrics()

@@ -21,6 +21,7 @@ import numpy as np
 
 from ..eager.execute import execute, execute_binary
 from ..framework import dtypes
+from ..framework.composite_tensor import CompositeTensor
 from ..framework.context import ctx
 from ..framework.device import default_device
 from ..framework.errors import InvalidArgumentError
@@ -28,8 +29,8 @@ from ..framework import op_def_library
 from ..framework.registry import op_rows
 from ..framework.tensor import EagerTensor, Tensor, convert_to_tensor, scalar_like
 
-__all__ = ["execute", "binary_op", "unary_op", "binary_inputs", "check_same_dtype", "int_tensor", "to_tensor",
-           "dtype_error", "check_dtype", "FLOAT", "NUMERIC", "INTEGER"]
+__all__ = ["execute", "binary_op", "unary_op", "binary_inputs", "register_composite_elementwise", "check_same_dtype",
+           "int_tensor", "to_tensor", "dtype_error", "check_dtype", "FLOAT", "NUMERIC", "INTEGER"]
 
 FLOAT = frozenset([dtypes.float16, dtypes.float32, dtypes.float64])
 INTEGER = frozenset([dtypes.int8, dtypes.int16, dtypes.int32, dtypes.int64,
@@ -66,6 +67,8 @@ def binary_op(op_type, x, y, name=None, convert=None):
         kind = x._value.dtype
         if kind == y._value.dtype and kind in op.np_dtypes:
             return execute_binary(op, x, y, name)
+    if isinstance(x, CompositeTensor) or isinstance(y, CompositeTensor):   # (off the fast path above)
+        return composite_elementwise(op_type, (x, y), name)
     if op.dtypes == BOOL and isinstance(x, Tensor) and isinstance(y, Tensor):
         pass   # typed-bool inputs: each is checked on its own below, not against the other
     else:
@@ -78,9 +81,31 @@ def unary_op(op_type, x, name=None):
     """Run the elementwise unary op ``op_type`` on ``x`` (see :func:`binary_op`)."""
     op = _ROWS[op_type]
     if type(x) is not EagerTensor or x._value.dtype not in op.np_dtypes:
+        if isinstance(x, CompositeTensor):
+            return composite_elementwise(op_type, (x,), name)
         x = to_tensor(x)
         check_inputs(op, (x,))
     return execute(op, (x,), _NO_ATTRS, name)
+
+
+# Composite operands (a RaggedTensor; later a SparseTensor) of elementwise ops: each composite class
+# registers how it runs an elementwise op (``ops/ragged/ragged_dispatch.py``: on its flat values).
+_COMPOSITE_ELEMENTWISE = {}
+
+
+def register_composite_elementwise(cls, handler):
+    """``handler(op_type, inputs, name)`` runs elementwise ops whose operand is a ``cls`` (a CompositeTensor)."""
+    _COMPOSITE_ELEMENTWISE[cls] = handler
+
+
+def composite_elementwise(op_type, inputs, name=None):
+    """Hand an elementwise op with a composite operand to that composite's registered handler."""
+    for x in inputs:
+        for cls, handler in _COMPOSITE_ELEMENTWISE.items():
+            if isinstance(x, cls):
+                return handler(op_type, inputs, name)
+    raise TypeError(f"No elementwise {op_type} for composite operands "
+                    f"{', '.join(type(x).__name__ for x in inputs)}")
 
 
 def _checked_at_creation(op_name):
@@ -275,7 +300,9 @@ def _int_tensor(values, dtype):
         if hasattr(values, "__tf_tensor__"):
             return convert_to_tensor(values)
         if isinstance(values, (list, tuple)) and _has_tensor(values):
-            return array_ops.stack([int_tensor(v, dtype) for v in values])  # ints and tensors: packed, as TF
+            # ints and tensors: packed, as TF; the ints take the tensors' dtype (``[rt.nrows(), 1]``: int64)
+            dtype = next((v.dtype for v in values if isinstance(v, Tensor) and v.dtype.is_integer), dtype)
+            return array_ops.stack([int_tensor(v, dtype) for v in values])
     if ctx.graph is not None:
         return convert_to_tensor(np.asarray(values, dtype=dtype._np))
     arr = np.asarray(values, dtype=dtype._np)

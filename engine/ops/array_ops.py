@@ -291,7 +291,7 @@ def _reshape_kernel(xp):
         try:
             out = _resolve_reshape(int(x.size), dims, x.shape)
         except _ReshapeError as e:
-            raise _iae(f"{e}. Input shape {_fmt(x.shape)}, requested shape {list(dims)}.") from None
+            raise _iae(str(e)) from None      # TF's words exactly (the shapes are in the static error)
         # ``np.reshape(x, out)`` is ``x.reshape(out)`` behind a Python wrapper (for arrays and NumPy scalars)
         return x.reshape(out) if xp is np else xp.reshape(x, out)
     return k
@@ -366,8 +366,15 @@ _IDENTITY = register_op("Identity", kernel=lambda xp: (lambda x: x), infer=_shap
 _STOP_GRADIENT = register_op("StopGradient", kernel=lambda xp: (lambda x: x), infer=_shapes.same_as_input,
                              grad=None, forwarding=True,
                              doc="Identity forward; blocks gradients (the tape does not record it).")
-_ZEROS_LIKE = register_op("ZerosLike", kernel=lambda xp: (lambda x: xp.zeros_like(x)[()]),
-                          infer=_shapes.same_as_input)
+def _zeros_like_kernel(xp):
+    def k(x):
+        if type(x) is np.ndarray and x.dtype == object and x.size and isinstance(x.flat[0], bytes):
+            return np.zeros_like(x, dtype="S1")[()]   # a string value held as bytes objects: empty strings
+        return xp.zeros_like(x)[()]
+    return k
+
+
+_ZEROS_LIKE = register_op("ZerosLike", kernel=_zeros_like_kernel, infer=_shapes.same_as_input)
 _ONES_LIKE = register_op("OnesLike", kernel=lambda xp: (lambda x: xp.ones_like(x)[()]),
                          infer=_shapes.same_as_input)
 
@@ -450,12 +457,12 @@ def _typed_scalar(value, dtype):
 
 def zeros(shape, dtype=dtypes.float32, name=None):
     """A tensor of zeros (default float32; ``False`` for bool)."""
-    return fill(_shape_arg(shape), _typed_scalar(0, dtypes.as_dtype(dtype)), name=name)
+    return fill(_shape_arg(shape), _typed_scalar(0, dtypes.as_dtype(dtype)), name=name or "zeros")
 
 
 def ones(shape, dtype=dtypes.float32, name=None):
     """A tensor of ones (default float32; ``True`` for bool)."""
-    return fill(_shape_arg(shape), _typed_scalar(1, dtypes.as_dtype(dtype)), name=name)
+    return fill(_shape_arg(shape), _typed_scalar(1, dtypes.as_dtype(dtype)), name=name or "ones")
 
 
 # --------------------------------------------------------------------------------------

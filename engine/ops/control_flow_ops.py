@@ -212,6 +212,18 @@ def _is_tensor_array(value):
 # ======================================================================================
 # Assert (used by tf.case and by AutoGraph's "loop must iterate at least once")
 # ======================================================================================
+def _summarize_value(value):
+    """One element as TF's ``Tensor::SummarizeValue`` prints it: strings as text, floats shortest (``-2``, ``1.5``)."""
+    if isinstance(value, bytes):
+        return value.decode("utf-8", "replace")
+    if isinstance(value, (float, np.floating)):
+        text = str(np.float32(value)) if isinstance(value, np.float32) else str(float(value))
+        return text[:-2] if text.endswith(".0") else text
+    if isinstance(value, (bool, np.bool_)):
+        return "1" if value else "0"
+    return str(value)
+
+
 def _assert_kernel(xp):
     def k(condition, *data, summarize=3):
         if not bool(condition):
@@ -219,9 +231,11 @@ def _assert_kernel(xp):
             for d in data:
                 arr = np.asarray(d)
                 if arr.dtype.kind == "S":
-                    arr = np.char.decode(arr, "utf-8")
-                parts.append(f"[{arr.item()}]" if arr.ndim == 0 else
-                             "[" + " ".join(str(v) for v in arr.ravel()[:summarize]) + "]")
+                    arr = arr.astype(object)
+                values = [_summarize_value(v) for v in arr.ravel()[:summarize]]
+                if arr.size > summarize:
+                    values[-1] += "..."
+                parts.append("[" + " ".join(values) + "]")
             raise InvalidArgumentError(None, None, "assertion failed: " + " ".join(parts))
         return ()
     return k

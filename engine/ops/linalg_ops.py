@@ -212,8 +212,7 @@ def _matmul_checks(a, b, da, db, ta, tb):
         if ka != kb:
             raise InvalidArgumentError(
                 None, None, f"Matrix size-incompatible: In[0]: {_shapes.fmt(da)}, In[1]: {_shapes.fmt(db)} "
-                            f"(transpose_a={ta}, transpose_b={tb}: the inner dimensions {ka} and {kb} "
-                            f"differ) [Op:MatMul]")
+                            f"[Op:MatMul]")
         return
     if ra < 2 or rb < 2:
         raise InvalidArgumentError(
@@ -222,8 +221,7 @@ def _matmul_checks(a, b, da, db, ta, tb):
     if ka != kb:
         raise InvalidArgumentError(
             None, None, f"Matrix size-incompatible: In[0]: {_shapes.fmt(da)}, In[1]: {_shapes.fmt(db)} "
-                        f"(adj_x={ta}, adj_y={tb}: the inner dimensions {ka} and {kb} differ) "
-                        f"[Op:BatchMatMulV2]")
+                        f"{int(ta)} {int(tb)} [Op:BatchMatMulV2]")   # (TF prints adj_x and adj_y as 0/1)
     try:
         np.broadcast_shapes(tuple(da[:-2]), tuple(db[:-2]))
     except ValueError:

@@ -5,6 +5,13 @@ time a handle is any object with a ``_value`` attribute holding the current
 array: an eager ``tf.Variable`` itself, or a slot in a ``Session`` 's resource
 table for variables created in graph mode. ``ReadVariableOp`` reads
 ``handle._value``; the assign ops replace it.
+
+A handle may also stand for a variable that lives in another process, on a
+parameter server (``distribute/ps_values.py``): its ``_value`` is fetched
+over gRPC, and it has a ``remote_update(op_type, value)`` method. The assign
+ops call it, so the update (``AssignAddVariableOp``...) happens where the
+variable lives, atomically: two workers adding to the same variable at the
+same time never lose an update, which a read here and a write back could.
 """
 import numpy as np
 
@@ -110,10 +117,14 @@ register_op("ReadVariableOp", kernel=_read_kernel, infer=_read_infer, grad=lambd
             doc="Reads a variable's current value.")
 
 
-def _assign_kernel(combine):
+def _assign_kernel(op_type, combine):
     """``combine`` is None (assign) or a ufunc (``np.add``/``np.subtract``) for assign_add/assign_sub."""
     def make(xp):
         def k(handle, value, dtype=None):
+            update_remotely = getattr(handle, "remote_update", None)
+            if update_remotely is not None:     # a parameter server's variable: updated where it lives
+                update_remotely(op_type, value)
+                return ()
             if combine is not None:
                 current = handle._value
                 if _can_update_in_place(handle, current, value):
@@ -139,7 +150,7 @@ def _can_update_in_place(handle, current, value):
 
 for _name, _combine in [("AssignVariableOp", None), ("AssignAddVariableOp", np.add),
                         ("AssignSubVariableOp", np.subtract)]:
-    register_op(_name, kernel=_assign_kernel(_combine), infer=lambda ic: [], num_outputs=0, stateful=True,
+    register_op(_name, kernel=_assign_kernel(_name, _combine), infer=lambda ic: [], num_outputs=0, stateful=True,
                 resource_input=True, quiet_fp=_combine is not None,
                 doc="Writes a variable (replacing its buffer, so earlier reads stay valid).")
 

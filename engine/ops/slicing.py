@@ -187,9 +187,14 @@ def _kernel_index(dims, begin, end, strides, attrs):
 # --------------------------------------------------------------------------------------
 # StridedSlice and StridedSliceGrad
 # --------------------------------------------------------------------------------------
+def _item(value):
+    """``value[()]`` (a 0-d result as a scalar), except for a string scalar (``np.bytes_``), already one."""
+    return value if isinstance(value, bytes) else value[()]
+
+
 def _strided_slice_kernel(xp):
     def k(x, begin, end, strides, **attrs):
-        return x[_kernel_index(x.shape, begin, end, strides, attrs)][()]
+        return _item(x[_kernel_index(x.shape, begin, end, strides, attrs)])
     return k
 
 
@@ -300,7 +305,7 @@ def _slice_index(dims, begin, size):
 
 def _slice_kernel(xp):
     def k(x, begin, size):
-        return x[_slice_index(x.shape, begin, size)][()]
+        return _item(x[_slice_index(x.shape, begin, size)])
     return k
 
 

@@ -32,10 +32,11 @@ import os
 import numpy as np
 
 from ..tracing.function import ConcreteFunction
+from ..tracing.graph_export import import_function_graph
 from ..framework import dtypes as _dtypes
 from ..framework.errors import NotFoundError
-from ..framework.func_graph import FuncGraph
-from ..framework.graph_io import GraphDef, import_graph_def
+from ..framework.executor import compile_plan
+from ..framework.graph_io import GraphDef
 from ..framework.tensor import Tensor, convert_to_tensor
 from ..framework.tensor_spec import TensorSpec
 from ..variables import Variable
@@ -130,26 +131,17 @@ def _restore_variables(export_dir, records):
 def _import_graph(name, entry, variables):
     """A FuncGraph rebuilt from the function's GraphDef, its variable handles linked to ``variables``."""
     graph_def = GraphDef.from_json(json.dumps(entry["graph_def"]))
-    library_nodes = [node for f in graph_def.library.function for node in f.node_def]
-    for node in graph_def.node + library_nodes:     # (control-flow sub-graphs capture handles; rarely hold one)
-        if node.op == "VarHandleOp":
-            key = node.attr.get("shared_name")
-            if key not in variables:
-                raise ValueError(f"Bad SavedModel: node '{node.name}' of function {name} reads the variable "
-                                 f"'{key}', which is not in the checkpoint.")
-            node.attr["eager_variable"] = variables[key]   # the graph captures the restored variable
-    graph = FuncGraph(name)
-    with graph.as_default():
-        elements = import_graph_def(graph_def, return_elements=entry["inputs"] + entry["outputs"], name="")
-    n = len(entry["inputs"])
-    graph.inputs, graph.outputs = elements[:n], elements[n:]
-    handles = graph.__dict__.setdefault("_eager_variable_handles", {})   # what tf.function's tracing records
-    captured = graph.__dict__.setdefault("captured_variables", [])
-    for op in graph.get_operations():
-        variable = op.attrs.get("eager_variable") if op.type == "VarHandleOp" else None
-        if variable is not None:
-            handles[variable._id] = op.outputs[0]
-            captured.append(variable)
+    gradient = entry.get("gradient")
+    gradient_names = [] if gradient is None else \
+        gradient["grad_ys"] + [g for g in gradient["grads"] if g is not None] + gradient["saved"]
+
+    def missing(node, key):
+        return ValueError(f"Bad SavedModel: node '{node.name}' of function {name} reads the variable '{key}', which "
+                          f"is not in the checkpoint.")
+    graph, gradient_tensors = import_function_graph(graph_def, variables, entry["inputs"], entry["outputs"], name,
+                                                    missing, extra_names=gradient_names)
+    if gradient is not None:
+        graph._saved_gradient = dict(zip(gradient_names, gradient_tensors))
     return graph
 
 
@@ -162,7 +154,22 @@ def _restore_function(name, entry, variables):
         return graph.outputs[index]
     graph.structured_outputs = fmt.decode_structure(entry["structured_outputs"], output)
     signature = fmt.decode_structure(entry["structured_input_signature"])
-    return ConcreteFunction(graph, (tuple(signature[0]), dict(signature[1])), graph.structured_outputs, name)
+    concrete = ConcreteFunction(graph, (tuple(signature[0]), dict(signature[1])), graph.structured_outputs, name)
+    if "gradient" in entry:
+        concrete._gradient = _SavedGradient(entry["gradient"], graph._saved_gradient)
+    return concrete
+
+
+class _SavedGradient:
+    """A function's saved gradient graph (a ``tf.custom_gradient`` inside it), in the loaded graph: what
+    ``ConcreteFunction`` runs for its backward pass instead of deriving one from the ops again."""
+
+    def __init__(self, entry, tensors):
+        self.float_outputs = list(entry["float_outputs"])
+        self.grad_ys = [tensors[n] for n in entry["grad_ys"]]
+        self.grads = [None if n is None else tensors[n] for n in entry["grads"]]
+        self.saved = [tensors[n] for n in entry["saved"]]
+        self.plan = compile_plan([g for g in self.grads if g is not None], [], self.saved + self.grad_ys)
 
 
 class RestoredFunction:

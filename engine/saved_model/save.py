@@ -35,8 +35,7 @@ import zipfile
 import numpy as np
 
 from ..tracing.function import ConcreteFunction, Function
-from ..framework.executor import prune
-from ..framework.graph_io import FunctionLibraryBuilder, GraphDef, node_def_of
+from ..tracing.graph_export import export_function_graph
 from ..framework.tensor import Tensor
 from ..framework.tensor_spec import TensorSpec
 from ..module import Module
@@ -59,6 +58,7 @@ class SaveOptions:
         self.experimental_io_device = experimental_io_device
         self.experimental_variable_policy = experimental_variable_policy
         self.extra_tags = list(extra_tags or [])
+        self.experimental_custom_gradients = experimental_custom_gradients
 
 
 def save(obj, export_dir, signatures=None, options=None):
@@ -74,7 +74,7 @@ def save(obj, export_dir, signatures=None, options=None):
                          f"`Trackable` class, for export. Got {obj!r} with type {type(obj)}.")
     options = options or SaveOptions()
     keys, variable_docs, values = _variables(obj)
-    library = _FunctionLibrary(keys)
+    library = _FunctionLibrary(keys, custom_gradients=options.experimental_custom_gradients)
     tree = _object_tree(obj, keys, library, set())
     signature_docs = {name: library.signature(name, concrete, input_names)
                       for name, (concrete, input_names) in _canonicalize_signatures(obj, signatures).items()}
@@ -173,8 +173,9 @@ def _object_tree(value, keys, library, visited):
 class _FunctionLibrary:
     """The concrete functions to write, each once, by name (TF's ``FunctionDefLibrary``)."""
 
-    def __init__(self, variable_keys):
+    def __init__(self, variable_keys, custom_gradients=True):
         self._keys = variable_keys
+        self._custom_gradients = custom_gradients
         self.functions = {}
 
     def function_object(self, function):
@@ -214,6 +215,7 @@ class _FunctionLibrary:
         def output_leaf(x):
             return {"output": position[x._id]} if isinstance(x, Tensor) and x._id in position else None
         where = f"function {name}"
+        gradient, gradient_roots = self._custom_gradient(concrete)
         self.functions[name] = {
             "inputs": [t.name for t in graph.inputs],
             "outputs": [t.name for t in graph.outputs],
@@ -222,9 +224,30 @@ class _FunctionLibrary:
             "structured_outputs": fmt.encode_structure(concrete.structured_outputs, output_leaf,
                                                        f"the outputs of {where}"),
             "captures": [self._key(v, name) for v in concrete.variables],
-            "graph_def": json.loads(self._graph_def(concrete).to_json(pretty=False)),
+            "graph_def": json.loads(self._graph_def(concrete, gradient_roots).to_json(pretty=False)),
         }
+        if gradient is not None:
+            self.functions[name]["gradient"] = gradient
         return name
+
+    def _custom_gradient(self, concrete):
+        """``(entry, roots)``: the gradient graph of a function that uses ``tf.custom_gradient`` (TF's
+        ``SaveOptions(experimental_custom_gradients=True)``, the default), saved with it so that the
+        loaded function's gradient is the custom one; ``(None, [])`` for other functions, whose loaded
+        gradient is derived from their ops again.
+
+        The gradient is built into the function's graph (``grad_y`` placeholders per float output, the
+        gradients of the inputs and captured variables, the forward tensors it reads), and the entry
+        names those tensors.
+        """
+        graph = concrete.graph
+        if not self._custom_gradients or not any(getattr(op, "_custom_backward", None) is not None
+                                                 for op in graph.get_operations()):
+            return None, []
+        info = concrete._gradient_functions()
+        entry = {"float_outputs": list(info.float_outputs), "grad_ys": [t.name for t in info.grad_ys],
+                 "grads": [None if g is None else g.name for g in info.grads], "saved": [t.name for t in info.saved]}
+        return entry, [g.op for g in info.grads if g is not None] + [t.op for t in info.grad_ys]
 
     def _key(self, variable, function_name):
         key = self._keys.get(id(variable))
@@ -236,30 +259,14 @@ class _FunctionLibrary:
                 f"below:\n\tFunction name = {function_name}\n\tCaptured variable = {variable!r}")
         return key
 
-    def _graph_def(self, concrete):
-        """The function's graph as a GraphDef, pruned to one call, with eager variables named by key.
+    def _graph_def(self, concrete, extra_roots=()):
+        """The function's graph as a GraphDef, pruned to one call (and ``extra_roots``: a saved custom
+        gradient), with eager variables named by key.
 
         The sub-graphs of its control flow (cond branches, loop bodies) go to the GraphDef's
         function library (``docs/graph_format.md``).
         """
-        graph = concrete.graph
-
-        def name_variable(op, node):
-            variable = op.attrs.get("eager_variable") if op.type == "VarHandleOp" else None
-            if variable is not None:
-                node.attr = {k: v for k, v in node.attr.items() if k != "eager_variable"}
-                node.attr["shared_name"] = self._key(variable, concrete.name)
-        library = FunctionLibraryBuilder(node_hook=name_variable)
-        roots = [t.op for t in graph.outputs] + list(graph.stateful_ops) + [t.op for t in graph.inputs]
-        needed = {id(op) for op in prune(roots, set())}
-        nodes = []
-        for op in graph.get_operations():   # creation order: already a valid execution order
-            if id(op) not in needed:
-                continue                     # e.g. a gradient graph built into the same FuncGraph
-            node = node_def_of(op, library)
-            name_variable(op, node)
-            nodes.append(node)
-        return GraphDef(nodes, library=library.library())
+        return export_function_graph(concrete.graph, lambda v: self._key(v, concrete.name), extra_roots)
 
     def signature(self, name, concrete, input_names):
         """The serving contract of one signature: named inputs, named outputs (tensor names in the graph)."""

@@ -121,11 +121,14 @@ from ..framework.func_graph import FuncGraph
 from ..framework.tensor import EagerTensor, Tensor, convert_to_tensor
 from ..framework.tensor_shape import TensorShape
 from ..framework.graph_gradients import build_gradient_graph
+from ..framework.composite_tensor import CompositeTensor
 from ..framework.tensor_spec import TensorSpec
+from ..framework.type_spec import TypeSpec
 from ..eager.tape import record_operation
+from ..ops import array_ops
 from ..ops.control_flow_ops import replay_ops
 from ..util import nest
-from ..variables import Variable as _Variable
+from ..variables import ResourceVariable as _Variable   # what tf.Variable(...) makes (TF: ResourceVariable)
 
 __all__ = ["function", "Function", "ConcreteFunction", "variable_input"]
 
@@ -339,6 +342,11 @@ class Function:
                             f"{len(args)} arguments.")
         bound = []
         for value, spec in zip(args, specs):
+            if _is_composite_spec(spec):   # a RaggedTensorSpec: a RaggedTensor (or spec) it accepts
+                if not spec.is_compatible_with(value):
+                    raise self._composite_binding_error(args, kwargs, value, spec)
+                bound.append(value)
+                continue
             if isinstance(value, TensorSpec):
                 got = t = value
             else:
@@ -349,6 +357,26 @@ class Function:
                                 f"Received args: {args} and kwargs: {kwargs} for signature: {tuple(specs)}.")
             bound.append(t)
         return tuple(bound)
+
+    def _composite_binding_error(self, args, kwargs, value, spec):
+        """TF's TypeError for a composite argument its ``input_signature`` spec refuses: the first
+        component that does not fit, and the signature with the parameter names."""
+        got = value._type_spec if isinstance(value, CompositeTensor) else value
+        what = f"{got!r} to {spec!r}"
+        if isinstance(got, TypeSpec) and type(got) is type(spec):
+            parts = nest.flatten(value, expand_composites=True) if isinstance(value, CompositeTensor) else []
+            actual = [TensorSpec(t.shape, t.dtype) for t in parts] or got._flat_tensor_specs
+            for a, b in zip(actual, spec._flat_tensor_specs):
+                if not b.is_compatible_with(a):
+                    what = f"{a!r} to {b!r}"
+                    break
+        try:
+            names = list(inspect.signature(self._python_function).parameters)
+        except (TypeError, ValueError):
+            names = []
+        shown = ", ".join(f"{n}: {s!r}" for n, s in zip(names, self._input_signature))
+        return TypeError(f"Binding inputs to tf.function failed due to `Can not cast {what}`. Received args: "
+                         f"{tuple(args)} and kwargs: {kwargs} for signature: ({shown}).")
 
     # --- tracing ---------------------------------------------------------------------------------------
     def _trace(self, trace, args, kwargs):
@@ -406,6 +434,18 @@ class Function:
                 f"outside the loop; for (2), use reduce_retracing=True or an input_signature with None "
                 f"dimensions; for (3), pass tensors (see the tf.function guide on controlling retracing).")
 
+    # --- printing ----------------------------------------------------------------------------------
+    def pretty_printed_concrete_signatures(self, verbose=True):
+        """Every trace of this function, as TF prints them (guide/function: "Obtaining concrete functions").
+
+        ``verbose=True``: per trace, its ``Input Parameters`` (name, kind, type), ``Output Type`` and
+        ``Captures``, traces separated by a blank line; ``verbose=False``: one line per trace,
+        ``(a: TensorSpec(...)) -> TensorSpec(...)``. No trace yet: ``""``. Traces in the order they were made.
+        """
+        concretes = list(dict.fromkeys(self._cache.values()))
+        separator = "\n\n" if verbose else "\n"
+        return separator.join(c.pretty_printed_signature(verbose=verbose) for c in concretes)
+
     def __repr__(self):
         return f"<engine.function {self._name}>"
 
@@ -441,6 +481,10 @@ class FunctionTracer:
         def make_input(value, name):
             if isinstance(value, TensorSpec):
                 return graph.add_input(value.dtype, value.shape, name=value.name or name)
+            if _is_composite_spec(value):   # a RaggedTensor argument: a placeholder per component, rebuilt
+                parts = [graph.add_input(c.dtype, c.shape, name=f"{name}_{i}" if i else name)
+                         for i, c in enumerate(value._flat_tensor_specs)]
+                return value._from_tensor_list(parts)
             if _is_variable_argument(value):
                 variable_input(graph, value, name)
             if _is_resource_spec(value):   # an iterator argument: a resource input, and its graph-side view
@@ -450,7 +494,7 @@ class FunctionTracer:
         with graph.as_default():
             symbolic = [make_input(v, n) for v, n in zip(nest.flatten((specs_args, specs_kwargs)), names)]
             call_args, call_kwargs = nest.pack_sequence_as((specs_args, specs_kwargs), symbolic)
-            graph.set_outputs(self.python_function(*call_args, **call_kwargs))
+            _set_outputs(graph, self.python_function(*call_args, **call_kwargs))
         input_signature = (tuple(_named_specs(specs_args, names)), dict(specs_kwargs))
         concrete = ConcreteFunction(graph, input_signature, graph.structured_outputs,
                                     f"__inference_{self.name}_{next(_function_ids)}")
@@ -470,6 +514,27 @@ class FunctionTracer:
         if _skeleton(traced_key) != _skeleton(key):
             return None
         return _specs_from(args, kwargs, _relax(traced_key, key))
+
+
+def _set_outputs(graph, result):
+    """``graph.set_outputs(result)``; composites in ``result`` (a RaggedTensor) are returned as their
+    component tensors, and ``structured_outputs`` rebuilds them (``expand_composites``). An eager tensor
+    among the outputs (a captured value returned as it is, such as the row splits of ``rt * x`` for a
+    captured ``rt``) is returned through an ``Identity`` node of the graph, which captures it."""
+    flat = nest.flatten(result, expand_composites=True)
+    if any(type(t) is EagerTensor for t in flat):
+        flat = [array_ops.identity(t) if type(t) is EagerTensor else t for t in flat]
+        result = nest.pack_sequence_as(result, flat, expand_composites=True)
+    if len(flat) == len(nest.flatten(result)):
+        graph.set_outputs(result)
+        return
+    converted = graph.set_outputs(flat)
+    graph.structured_outputs = nest.pack_sequence_as(result, converted, expand_composites=True)
+
+
+def _is_composite_spec(x):
+    """A ``tf.TypeSpec`` of a composite value (``RaggedTensorSpec``): not a TensorSpec, not a resource's."""
+    return isinstance(x, TypeSpec) and not isinstance(x, TensorSpec)
 
 
 def variable_input(graph, variable, name=None):
@@ -545,11 +610,7 @@ class ConcreteFunction:
         signature (the Python parameters, each a ``TensorSpec``, ``Literal[value]``, nest...: every one
         given, Python values equal to the traced ones), else to the *flat* one (the tensor inputs only,
         by position or by name); if neither fits, ``TypeError`` with both reasons."""
-        function_type = self.__dict__.get("_function_type")
-        if function_type is not None:
-            flat = function_type.bind(args, kwargs, self._takes_variables())
-        else:
-            flat = _flat_tensor_args((args, kwargs), variables=self._takes_variables())
+        flat = self.flat_inputs(*args, **kwargs)
         if len(flat) != len(self.graph.inputs):
             raise TypeError(f"{self.name} expected {len(self.graph.inputs)} tensor arguments, got {len(flat)}.")
         for i, (value, placeholder) in enumerate(zip(flat, self.graph.inputs)):
@@ -566,10 +627,19 @@ class ConcreteFunction:
                                 f"{value.shape} [Op:{self.name}]")
         return self._call_flat(flat)
 
+    def flat_inputs(self, *args, **kwargs):
+        """The values a call with these arguments feeds ``graph.inputs``, in their order: tensors, and
+        the variables and iterators passed as arguments (what a coordinator sends a worker to run)."""
+        function_type = self.__dict__.get("_function_type")
+        if function_type is not None:
+            return function_type.bind(args, kwargs, self._takes_variables())
+        return _flat_tensor_args((args, kwargs), variables=self._takes_variables())
+
     def _call_flat(self, tensors):
         if ctx.graph is not None:  # called while tracing another function (or building a graph): inline
             return nest.pack_sequence_as(self.structured_outputs,
-                                         _fill_none(self.structured_outputs, self._inline(ctx.graph, tensors)))
+                                         _fill_none(self.structured_outputs, self._inline(ctx.graph, tensors)),
+                                         expand_composites=True)
         graph = self.graph
         if self._plan is not None and self._plan_options != config_optimizer.options_key():
             self._plan = self._plan_with_intermediates = None  # optimizer options changed: recompile
@@ -582,7 +652,8 @@ class ConcreteFunction:
             # by one, eagerly, so every tape records each op and can differentiate the gradient
             # computations of the inner tapes (and every accumulator pushes its tangents through them).
             outputs = self._replay_eagerly(tensors)
-            return nest.pack_sequence_as(self.structured_outputs, _fill_none(self.structured_outputs, outputs))
+            return nest.pack_sequence_as(self.structured_outputs, _fill_none(self.structured_outputs, outputs),
+                                         expand_composites=True)
         variables = self.variables
         record = bool(ctx.tapes) and (any(_is_float_input(t) for t in tensors) or bool(variables))
         arrays = [_feed_value(t) for t in tensors]
@@ -618,7 +689,8 @@ class ConcreteFunction:
             else:
                 record_operation(self.name, inputs, outputs,
                                  lambda *grads: self._backward(saved, inputs, outputs, grads))
-        return nest.pack_sequence_as(self.structured_outputs, _fill_none(self.structured_outputs, outputs))
+        return nest.pack_sequence_as(self.structured_outputs, _fill_none(self.structured_outputs, outputs),
+                                     expand_composites=True)
 
     def _takes_variables(self):
         """Are variable arguments inputs (resource placeholders) of the graph, or captured by it?"""
@@ -728,10 +800,99 @@ class ConcreteFunction:
             f"backward function that cannot be differentiated again. Move those ops (e.g. random ops: pass "
             f"the random values in as arguments) out of the function, or differentiate it eagerly.")
 
+    # --- printing ----------------------------------------------------------------------------------
+    @property
+    def function_type(self):
+        """TF's ``FunctionType`` of this trace, printed as ``(a: TensorSpec(...)) -> TensorSpec(...)``."""
+        return _PrintedType(self.pretty_printed_signature(verbose=False))
+
+    @property
+    def inference_fn(self):
+        """TF's ``AtomicFunction``: the traced graph itself, called with the flat tensor inputs."""
+        return _AtomicFunction(self)
+
+    def pretty_printed_signature(self, verbose=True):
+        """This trace's signature, as TF 2.21 prints it.
+
+        ``verbose=True``::
+
+            Input Parameters:
+              x (POSITIONAL_OR_KEYWORD): TensorSpec(shape=(), dtype=tf.int32, name=None)
+            Output Type:
+              TensorSpec(shape=(), dtype=tf.int32, name=None)
+            Captures:
+              None
+
+        ``verbose=False``: ``(x: TensorSpec(...)) -> TensorSpec(...)`` (keyword-only parameters after ``*``).
+        Parameters are typed as the trace keyed them: ``TensorSpec`` (with the name given to an
+        ``input_signature`` or ``get_concrete_function`` spec), ``Literal[3]`` for a Python value,
+        ``List[...]``/``Tuple[...]``/``Dict[...]`` for nests. Captures: one line per captured variable,
+        ``<id>: TensorSpec(shape=(), dtype=tf.resource, name=None)``. Deliberate differences: the id
+        is the variable's ``id()`` (TF: its handle tensor's), and captured eager tensors are not listed
+        (the engine embeds them in the graph as constants instead of capturing them).
+        """
+        parameters, output = _printed_parameters(self)
+        if not verbose:
+            text, star = [], False
+            for name, kind, printed in parameters:
+                if kind == "KEYWORD_ONLY" and not star:
+                    text.append("*")
+                    star = True
+                text.append(f"{name}: {printed}")
+            return f"({', '.join(text)}) -> {output}"
+        lines = ["Input Parameters:"]
+        lines += [f"  {name} ({kind}): {printed}" for name, kind, printed in parameters]
+        lines += ["Output Type:", f"  {output}", "Captures:"]
+        lines += [f"  {id(v)}: TensorSpec(shape=(), dtype=tf.resource, name=None)" for v in self.variables] or \
+            ["  None"]
+        return "\n".join(lines)
+
+    def __str__(self):
+        return f"ConcreteFunction {self.pretty_printed_signature()}"
+
     def __repr__(self):
+        if self.__dict__.get("_function_type") is not None:
+            return f"<ConcreteFunction {self.pretty_printed_signature(verbose=False)} at " \
+                   f"{hex(id(self)).upper().replace('0X', '0x')}>"
         args = ", ".join(f"{p.name.split(':')[0]}: {TensorSpec(p.shape, p.dtype)!r}" for p in self.graph.inputs)
         outs = ", ".join(repr(TensorSpec(t.shape, t.dtype)) for t in self.graph.outputs)
         return f"<ConcreteFunction ({args}) -> {outs} at {hex(id(self)).upper().replace('0X', '0x')}>"
+
+
+def _printed_parameters(concrete):
+    """``([(name, kind, type text)], output type text)`` of a trace, for its printed signature."""
+    function_type = concrete.__dict__.get("_function_type")
+    outputs = repr(_trace_type(_specs_of_outputs(concrete.structured_outputs)))
+    if function_type is None or getattr(function_type, "specs", None) is None:  # a trace without a function type
+        return [(p.name.split(":")[0], "POSITIONAL_ONLY", repr(TensorSpec(p.shape, p.dtype)))
+                for p in concrete.graph.inputs], outputs
+    specs_args, specs_kwargs = function_type.specs
+    kinds = function_type.parameter_kinds
+    aliases = {}   # variable arguments: the same variable passed twice has one alias id
+    parameters = [(n, kinds.get(n, "POSITIONAL_ONLY"), _printed_type(v, aliases))   # (*args: args_0, args_1...)
+                  for n, v in zip(function_type.positional, specs_args)]
+    parameters += [(k, "KEYWORD_ONLY", _printed_type(specs_kwargs[k], aliases)) for k in function_type.keywords]
+    return parameters, outputs
+
+
+def _printed_type(value, aliases):
+    """A parameter's type as TF prints it: as the trace typed it, but a ``TensorSpec`` keeps its name and a
+    variable shows TF's ``VariableSpec(shape, dtype, trainable, alias_id)``."""
+    if isinstance(value, TensorSpec):
+        return repr(TensorSpec(value.shape, value.dtype, value.name))
+    if _is_variable_argument(value):
+        alias = aliases.setdefault(id(value), len(aliases))
+        return f"VariableSpec(shape={value.shape}, dtype={value.dtype!r}, trainable={value.trainable}, alias_id={alias})"
+
+    def each(values):
+        return ", ".join(_printed_type(v, aliases) for v in values)
+    if isinstance(value, tuple) and hasattr(value, "_fields"):
+        return f"{type(value).__name__}[{each(value)}]"
+    if isinstance(value, (tuple, list)):
+        return f"{'Tuple' if isinstance(value, tuple) else 'List'}[{each(value)}]"
+    if isinstance(value, dict):
+        return f"Dict[{', '.join(f'[{k!r}, {_printed_type(v, aliases)}]' for k, v in value.items())}]"
+    return repr(_trace_type(value))
 
 
 class _GradientInfo:
@@ -777,6 +938,10 @@ def _leaf_key(x, relaxed=None):
         return ("R", x._function_input_spec())   # an iterator: by its spec (element_spec), as TF's IteratorSpec
     if _is_resource_spec(x):
         return ("R", x)
+    if isinstance(x, CompositeTensor):
+        return ("C", x._type_spec)               # a RaggedTensor: by its RaggedTensorSpec, as TF
+    if _is_composite_spec(x):
+        return ("C", x)
     return ("O", id(x))
 
 
@@ -847,7 +1012,14 @@ def _structure_signature(x):
 def _skeleton(key):
     """The key with tensor shapes forgotten: calls that differ only in shapes share a skeleton."""
     structure, leaves = key
-    return structure, tuple((k[0], k[1]) if k[0] == "T" else k for k in leaves)
+    return structure, tuple((k[0], k[1]) if k[0] == "T" else _composite_skeleton(k) if k[0] == "C" else k
+                            for k in leaves)
+
+
+def _composite_skeleton(leaf):
+    """A composite's key without its shapes (``RaggedTensorSpec`` of any nrows): type, dtype, ragged rank..."""
+    spec = leaf[1]
+    return ("C", type(spec).__name__, tuple(p for p in spec._serialize() if not isinstance(p, TensorShape)))
 
 
 def _compatible(traced_key, key):
@@ -859,6 +1031,9 @@ def _compatible(traced_key, key):
     for a, b in zip(traced_key[1], key[1]):
         if a[0] == "T":
             if a[1] != b[1] or not _accepts(a[2], b[2]):
+                return False
+        elif a[0] == "C" and b[0] == "C":
+            if a[1] != b[1] and not b[1].is_subtype_of(a[1]):   # a (None, None) trace serves (3, None)
                 return False
         elif a != b:
             return False
@@ -877,7 +1052,12 @@ def _relax(previous_key, key):
     """reduce_retracing: the most specific shapes covering both calls (dims that differ become None)."""
     relaxed = []
     for a, b in zip(previous_key[1], key[1]):
-        relaxed.append(a[2].most_specific_compatible_shape(b[2]) if a[0] == "T" else None)
+        if a[0] == "T":
+            relaxed.append(a[2].most_specific_compatible_shape(b[2]))
+        elif a[0] == "C" and b[0] == "C":   # a RaggedTensorSpec: its shapes relaxed the same way
+            relaxed.append(a[1].most_specific_common_supertype([b[1]]))
+        else:
+            relaxed.append(None)
     return relaxed
 
 
@@ -894,6 +1074,10 @@ def _specs_from(args, kwargs, relaxed=None):
             out.append(TensorSpec(t.shape if shape is None else shape, t.dtype))
         elif _is_resource_argument(x):
             out.append(x._function_input_spec())
+        elif isinstance(x, CompositeTensor):
+            out.append(shape if isinstance(shape, TypeSpec) else x._type_spec)
+        elif _is_composite_spec(x):
+            out.append(shape if isinstance(shape, TypeSpec) else x)
         else:
             out.append(x)
     return nest.pack_sequence_as((args, kwargs), out)
@@ -936,6 +1120,33 @@ def _fast_key(args):
 # --------------------------------------------------------------------------------------
 # Calling helpers
 # --------------------------------------------------------------------------------------
+class _PrintedType:
+    """What ``ConcreteFunction.function_type`` gives: TF's ``FunctionType``, as far as printing it goes."""
+
+    def __init__(self, text):
+        self._text = text
+
+    def __str__(self):
+        return self._text
+
+    __repr__ = __str__
+
+
+class _AtomicFunction:
+    """``ConcreteFunction.inference_fn``: one graph, called on its flat inputs (TF's ``AtomicFunction``)."""
+
+    def __init__(self, concrete):
+        self._concrete = concrete
+        self.name = concrete.name
+
+    def __call__(self, *args):
+        return self._concrete._call_flat([convert_to_tensor(a) if not hasattr(a, "_is_variable") else a
+                                          for a in args])
+
+    def __repr__(self):
+        return f"<AtomicFunction> {self.name}"
+
+
 class _FunctionType:
     """How a ConcreteFunction binds a call (TF's ``FunctionType`` and its flat fallback).
 
@@ -957,6 +1168,8 @@ class _FunctionType:
         self.positional = [positional[i].name if i < len(positional) else f"args_{i}"
                            for i in range(len(specs_args))]
         self.keywords = list(specs_kwargs)
+        self.specs = (specs_args, specs_kwargs)    # as traced, spec names kept: for the printed signature
+        self.parameter_kinds = {p.name: p.kind.name for p in positional}
         self.types = dict(zip(self.positional, map(_trace_type, specs_args)))
         self.types.update((k, _trace_type(specs_kwargs[k])) for k in self.keywords)
         try:
@@ -1016,8 +1229,11 @@ class _FunctionType:
 
 
 def _specs_of_outputs(outputs):
-    return nest.map_structure(lambda t: TensorSpec(t.shape, t.dtype) if isinstance(t, Tensor) else t, outputs) \
-        if outputs is not None else None
+    def spec(t):
+        if isinstance(t, Tensor):
+            return TensorSpec(t.shape, t.dtype)
+        return t._type_spec if isinstance(t, CompositeTensor) else t   # (a RaggedTensor: its RaggedTensorSpec)
+    return nest.map_structure(spec, outputs) if outputs is not None else None
 
 
 def _trace_type(value):
@@ -1028,6 +1244,8 @@ def _trace_type(value):
         return _VariableType(value)
     if _is_resource_spec(value):
         return _ResourceType(value)
+    if _is_composite_spec(value):
+        return _CompositeType(value)
     if isinstance(value, tuple) and hasattr(value, "_fields"):
         return _NestType(type(value).__name__, [_trace_type(v) for v in value], kind=type(value))
     if isinstance(value, (tuple, list)):
@@ -1053,6 +1271,21 @@ class _TensorType:
         if t.dtype != self.spec.dtype:
             raise TypeError(f"Can not cast {TensorSpec(t.shape, t.dtype)!r} to {self.spec!r}")
         return t
+
+    def __repr__(self):
+        return repr(self.spec)
+
+
+class _CompositeType:
+    """A composite parameter (a RaggedTensor) of a trace: a call passes a value its spec accepts."""
+
+    def __init__(self, spec):
+        self.spec = spec
+
+    def cast(self, value):
+        if not (isinstance(value, CompositeTensor) and self.spec.is_compatible_with(value)):
+            raise TypeError(f"Can not cast {value!r} to {self.spec!r}")
+        return value
 
     def __repr__(self):
         return repr(self.spec)
@@ -1177,7 +1410,7 @@ def _feed_value(t):
 
 def _fill_none(structure, outputs):
     it = iter(outputs)
-    return [None if leaf is None else next(it) for leaf in nest.flatten(structure)]
+    return [None if leaf is None else next(it) for leaf in nest.flatten(structure, expand_composites=True)]
 
 
 def _flat_tensor_args(structure, variables=True):
@@ -1185,7 +1418,7 @@ def _flat_tensor_args(structure, variables=True):
     argument once (the graph has one resource input per distinct variable; see ``_trace_key``).
     ``variables=False``: a graph that captured its variable arguments (a seam tracer's) is fed none."""
     out, seen = [], set()
-    for x in nest.flatten(structure):
+    for x in nest.flatten(structure, expand_composites=True):   # (a RaggedTensor: its component tensors)
         if isinstance(x, np.ndarray):
             out.append(convert_to_tensor(x))
         elif isinstance(x, Tensor):

@@ -1,4 +1,5 @@
 """``tf.train``: object-based checkpoints (``Checkpoint``, ``CheckpointManager``, ``latest_checkpoint``),
+``tf.train.Example`` and its parts (the protos of training records, ``engine/io/example.py``),
 and the description of a cluster (``ClusterSpec``, defined with the rest of the cluster plumbing in
 ``engine/distribute/cluster_spec.py``).
 
@@ -9,9 +10,10 @@ from ..distribute.cluster_spec import ClusterDef, ClusterSpec, JobDef  # noqa: F
 from ..distribute.server_lib import ServerDef  # noqa: F401
 from .checkpoint import (Checkpoint, CheckpointLoadStatus, InitializationOnlyStatus,  # noqa: F401
                          list_variables, load_variable)
+from ..io.example import BytesList, Example, Feature, Features, FloatList, Int64List  # noqa: F401
 from .checkpoint_management import (CheckpointManager, CheckpointState, checkpoint_exists,  # noqa: F401
                                     get_checkpoint_state, latest_checkpoint, update_checkpoint_state)
 
 __all__ = ["Checkpoint", "CheckpointManager", "CheckpointState", "get_checkpoint_state", "latest_checkpoint",
            "list_variables", "load_variable", "update_checkpoint_state", "checkpoint_exists", "ClusterSpec",
-           "ClusterDef", "JobDef", "ServerDef"]
+           "ClusterDef", "JobDef", "ServerDef", "Example", "Features", "Feature", "BytesList", "FloatList", "Int64List"]

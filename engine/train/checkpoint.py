@@ -12,7 +12,9 @@ each variable it reaches the value of the node it reached. So what matters is
 the structure of the program (attribute names), not variable names or creation
 order: the point of TF's object-based checkpoints.
 
-What is tracked: ``tf.Variable``; ``tf.Module`` (and so every Keras layer and
+What is tracked: ``tf.Variable``; dataset iterators (``iter(dataset)``: their position, under TF's key
+``.../.ATTRIBUTES/ITERATOR_STATE``; a restored iterator continues where the saved one was, see
+``engine/data/iterator_ops.py`` for how); ``tf.Module`` (and so every Keras layer and
 model) through its attributes, descending into lists, tuples and dicts; Keras
 optimizers (``iterations``, ``learning_rate``, slot variables); nested
 ``Checkpoint`` objects. Other attribute values are ignored.
@@ -59,6 +61,7 @@ __all__ = ["Checkpoint", "CheckpointLoadStatus", "InitializationOnlyStatus", "li
 
 FORMAT = "engine-checkpoint-v1"
 _VALUE_SUFFIX = "/.ATTRIBUTES/VARIABLE_VALUE"
+_ITERATOR_SUFFIX = "/.ATTRIBUTES/ITERATOR_STATE"   # TF's key of an iterator's saved state
 
 
 # --------------------------------------------------------------------------------------
@@ -73,8 +76,13 @@ def _is_object(x):
     return isinstance(x, (Module, Checkpoint, Optimizer))
 
 
+def _is_iterator(x):
+    """A dataset iterator (``iter(dataset)``): a leaf whose saved value is its position."""
+    return callable(getattr(x, "_checkpoint_position", None)) and not isinstance(x, type)
+
+
 def _is_trackable(x):
-    return _is_variable(x) or _is_object(x)
+    return _is_variable(x) or _is_object(x) or _is_iterator(x)
 
 
 def _holds_trackables(value, depth=0):
@@ -91,7 +99,7 @@ def _holds_trackables(value, depth=0):
 
 def _children(obj):
     """``[(name, child), ...]``: the edges out of one object, in a fixed order."""
-    if _is_variable(obj):
+    if _is_variable(obj) or _is_iterator(obj):
         return []
     if isinstance(obj, Checkpoint):
         return obj._checkpoint_children()
@@ -125,8 +133,8 @@ def _walk(root):
     return objects, paths, edges
 
 
-def _key(path):
-    return "/".join(p.replace("%", "%25").replace("/", "%2F") for p in path) + _VALUE_SUFFIX
+def _key(path, suffix=None):
+    return "/".join(p.replace("%", "%25").replace("/", "%2F") for p in path) + (suffix or _VALUE_SUFFIX)
 
 
 def _pretty(path):
@@ -151,6 +159,10 @@ def _save(root, path):
             key = _key(obj_path)
             arrays[key] = value
             node.update(key=key, dtype=obj.dtype.name, shape=list(value.shape))
+        elif _is_iterator(obj):
+            key = _key(obj_path, _ITERATOR_SUFFIX)
+            arrays[key] = np.asarray(obj._checkpoint_position(), np.int64)
+            node.update(key=key, iterator=True, dtype="int64", shape=[])
         nodes.append(node)
     directory = os.path.dirname(path)
     if directory:
@@ -196,15 +208,24 @@ def _resolve(ckpt_dir_or_file):
     return path
 
 
+OBJECT_GRAPH_KEY = "_CHECKPOINTABLE_OBJECT_GRAPH"
+
+
 def list_variables(ckpt_dir_or_file):
     """``[(key, shape), ...]`` of the variables in a checkpoint (a prefix, or a directory: its latest)."""
     nodes, _ = _load(_resolve(ckpt_dir_or_file))
-    return sorted((n["key"], list(n["shape"])) for n in nodes if "key" in n)
+    # as TF, the object graph itself is listed too, as a scalar (string) entry
+    return sorted([(OBJECT_GRAPH_KEY, [])] + [(n["key"], list(n["shape"])) for n in nodes if "key" in n])
 
 
 def load_variable(ckpt_dir_or_file, name):
-    """The saved value (a NumPy array) of the variable with checkpoint key ``name``."""
-    _, arrays = _load(_resolve(ckpt_dir_or_file))
+    """The saved value (a NumPy array) of the variable with checkpoint key ``name``.
+
+    ``_CHECKPOINTABLE_OBJECT_GRAPH`` is the object graph, as bytes (deliberate difference: TF's is a
+    serialized ``TrackableObjectGraph`` protocol buffer, the engine's JSON)."""
+    nodes, arrays = _load(_resolve(ckpt_dir_or_file))
+    if name == OBJECT_GRAPH_KEY:
+        return json.dumps(nodes).encode()
     if name not in arrays and name + _VALUE_SUFFIX in arrays:
         name = name + _VALUE_SUFFIX
     if name not in arrays:
@@ -264,10 +285,14 @@ class CheckpointLoadStatus:
             if node in self._node_to_object or id(obj) in self._object_ids:
                 continue
             saved = self._nodes[node]
-            if _is_variable(obj) != ("key" in saved):
+            if _is_iterator(obj) != bool(saved.get("iterator")) or \
+                    _is_variable(obj) != ("key" in saved and not saved.get("iterator")):
                 continue  # a variable where the checkpoint has an object (or the reverse): no match
             self._node_to_object[node] = obj
             self._object_ids.add(id(obj))
+            if saved.get("iterator"):
+                obj._restore_position(self._arrays[saved["key"]])
+                continue
             if "key" in saved:
                 _assign(obj, self._arrays[saved["key"]], saved["key"])
                 continue

@@ -9,7 +9,7 @@
 # ---
 
 # %% [markdown]
-# # 55. Training across processes: MultiWorkerMirroredStrategy (syllabus 4.2–4.4)
+# # 55. Training across processes: MultiWorkerMirroredStrategy and parameter servers (syllabus 4.2–4.4)
 #
 # Lesson 50 kept every replica in one process. `MultiWorkerMirroredStrategy` (MWMS) is the same
 # synchronous data parallelism across **processes**, the *workers* of a cluster, usually one per
@@ -346,25 +346,155 @@ for name, size in [("gradients", n_params), ("loss", 1)]:
 # NCCL, or TF's ring, moves the data inside and between the machines; the engine instead sums a
 # worker's local devices first, then runs the ring between the workers.
 #
-# ## Parameter servers (4.3): explained, not run
-# `ParameterServerStrategy` is the other architecture. The variables live on **parameter servers**
-# (`"ps"` tasks, sharded across them when the model is large); **workers** compute gradients on
-# their own batches; a **coordinator** (the `"chief"` task, with `ClusterCoordinator`) dispatches
-# step functions to the workers and does not wait for all of them: training is **asynchronous**. A
-# slow or failed worker does not stall the others, at the price of *stale* gradients, computed on
-# variables that other workers have updated since. The cluster has three jobs. The engine's launcher
-# can already build such a `TF_CONFIG`:
+# ## Parameter servers (4.3): asynchronous training, run live
+# `ParameterServerStrategy` is the other architecture. The variables are not copied into every
+# worker: each lives in exactly one place, a **parameter server** (a `"ps"` task; a large variable
+# can be split into shards over several). **Workers** run step functions that read the variables,
+# compute gradients on their own batches and send updates back. One **coordinator** (the `"chief"`
+# task) runs the training program: `ClusterCoordinator.schedule(step)` traces the step, queues it and
+# returns at once; each worker takes the next step from the queue as soon as it is free. Nobody
+# waits for anybody: training is **asynchronous**. A slow worker does not stall the others; the
+# price is *staleness*, gradients computed on values that other workers have updated since they
+# were read.
+#
+# The script below is what every task runs, as in TF's tutorial: workers and parameter servers start
+# their server and serve; the chief trains. Worker 1's input pipeline is made slow on purpose
+# (`dataset_fn` gets an `InputContext` saying which worker it is for).
 
 # %%
-ps_cluster = launch.cluster_spec_dict(workers=2, ps=1, chief=1)
-print(json.dumps({"cluster": ps_cluster, "task": {"type": "ps", "index": 0}}))
-print("jobs:", {job: len(addresses) for job, addresses in ps_cluster.items()})
-print("ParameterServerStrategy in the engine:", hasattr(tf.distribute, "ParameterServerStrategy"))
+PS_SCRIPT = '''
+import json, sys, time
+import numpy as np
+import engine as tf
+
+resolver = tf.distribute.cluster_resolver.TFConfigClusterResolver()
+if resolver.task_type in ("worker", "ps"):             # workers and parameter servers only serve
+    tf.distribute.Server(resolver.cluster_spec(), job_name=resolver.task_type,
+                         task_index=resolver.task_id).join()
+
+strategy = tf.distribute.ParameterServerStrategy(resolver)
+coordinator = tf.distribute.coordinator.ClusterCoordinator(strategy)
+W_TRUE = np.array([[2.0], [-3.0], [0.5]], np.float32)
+with strategy.scope():
+    w = tf.Variable(tf.zeros([3, 1]), name="w")         # lives on /job:ps/task:0
+    b = tf.Variable(0.0, name="b")
+
+
+def dataset_fn(input_context):
+    slow = input_context.input_pipeline_id == 1        # worker 1's copy of the data comes slowly
+    def batches():
+        rng = np.random.default_rng(input_context.input_pipeline_id)
+        while True:
+            if slow:
+                time.sleep(0.03)
+            x = rng.standard_normal((16, 3)).astype(np.float32)
+            yield x, x @ W_TRUE + 1.0
+    return tf.data.Dataset.from_generator(batches, output_signature=(
+        tf.TensorSpec([16, 3], tf.float32), tf.TensorSpec([16, 1], tf.float32)))
+
+
+iterator = iter(coordinator.create_per_worker_dataset(dataset_fn))
+
+
+@tf.function
+def step(iterator):
+    x, y = next(iterator)
+    with tf.GradientTape() as tape:
+        loss = tf.reduce_mean((x @ w + b - y) ** 2)
+    gw, gb = tape.gradient(loss, [w, b])
+    w.assign_sub(0.1 * gw)                              # applied on the parameter server, atomically
+    b.assign_sub(0.1 * gb)
+    return loss
+
+
+losses = [coordinator.schedule(step, args=(iterator,)) for _ in range(60)]
+coordinator.join()
+log = tf.distribute.ps_values.access_log(resolver.cluster_spec().task_address("ps", 0))
+json.dump({"devices": [w.device, b.device], "losses": [float(l.fetch()) for l in losses],
+           "w": w.numpy().ravel().tolist(), "b": float(b.numpy()),
+           "log": [list(a) for a in log]}, open(sys.argv[1], "w"))
+'''
+ps_script = os.path.join(WORKDIR, "ps_train.py")
+with open(ps_script, "w") as f:
+    f.write(PS_SCRIPT)
+ps_out = os.path.join(WORKDIR, "ps_result.json")
+t0 = time.perf_counter()
+done = subprocess.run([sys.executable, "-m", "engine.distribute.launch", "--workers", "2", "--ps", "1",
+                       "--timeout", "40", ps_script, ps_out], capture_output=True, text=True, timeout=50)
+print(done.stderr.strip().splitlines()[0])
+if done.returncode != 0:
+    raise RuntimeError(done.stdout + done.stderr)
+print(f"chief, 2 workers and 1 ps: {time.perf_counter() - t0:.1f} s from launch to exit")
+with open(ps_out) as f:
+    ps = json.load(f)
+print("w and b live on:", ps["devices"])
+print("learned w:", np.round(ps["w"], 3), "b:", round(ps["b"], 3), "(the data's: [2, -3, 0.5] and 1)")
 
 # %% [markdown]
-# But the engine has no `ParameterServerStrategy` or `ClusterCoordinator` yet, so this course does
-# not run a parameter-server cluster. Lesson 50's exercise 3 replays asynchronous pushes and pulls in
-# one process and measures their staleness; that is the arithmetic, not the system.
+# The parameter server recorded every access: who (which worker), which closure, which variable, and
+# the variable's *version* (how many updates it had taken). So we can count how many steps each
+# worker ran, and how stale each update was: the number of updates *other* workers made to the
+# variable between this closure's read and its own update.
+
+# %%
+from engine.distribute.ps_values import VariableAccess, staleness
+
+log = [VariableAccess(*a) for a in ps["log"]]
+w_key = next(a.key for a in log if a.kind == "create" and a.key.startswith("w"))
+worker_of = {a.closure: a.client.split("task:")[1] for a in log if a.closure is not None}
+steps_by = defaultdict(int)
+for closure, task in worker_of.items():
+    steps_by[task] += 1
+stale = [(worker_of[c], s) for c, key, s in staleness(log) if key == w_key]
+mean_stale = {t: np.mean([s for u, s in stale if u == t]) for t in sorted(steps_by)}
+for t in sorted(steps_by):
+    print(f"worker {t}: ran {steps_by[t]} of the 60 steps; its updates of w were {mean_stale[t]:.2f} "
+          f"updates stale on average")
+fast, slow = ("0", "1") if steps_by["0"] >= steps_by["1"] else ("1", "0")
+print(f"worker {fast} did not wait for worker {slow}: it ran {steps_by[fast] / max(steps_by[slow], 1):.1f}x as "
+      f"many steps" if steps_by[fast] > steps_by[slow] else "the two workers ran as many steps")
+print(f"the slow worker's updates were {'staler' if mean_stale[slow] > mean_stale[fast] else 'not staler'} than the "
+      f"fast one's: {mean_stale[slow]:.2f} against {mean_stale[fast]:.2f} updates")
+
+# who talked to whom: the chief sent each worker its steps; each worker read and updated the variables
+traffic = defaultdict(lambda: [0, 0, 0])              # worker -> [reads, updates, bytes]
+for a in log:
+    if a.closure is not None:
+        entry = traffic[worker_of[a.closure]]
+        entry[0 if a.kind == "read" else 1] += 1
+        entry[2] += a.nbytes
+nodes = {"chief": {"label": "chief (coordinator)\nschedule / join", "kind": "op"},
+         "ps0": {"label": f"ps 0\nw, b: {sum(1 for a in log if a.kind != 'read' and a.kind != 'create')} updates",
+                 "kind": "var_handle"}}
+edges = []
+for t in sorted(steps_by):
+    nodes[f"w{t}"] = {"label": f"worker {t}", "kind": "device"}
+    edges.append(("chief", f"w{t}", f"{steps_by[t]} steps"))
+    reads, writes, nbytes = traffic[t]
+    edges.append((f"w{t}", "ps0", f"{reads} reads, {writes} updates\n{nbytes} B of values"))
+display(viz.draw_graph(nodes, edges, title="the parameter-server run: who talked to whom", rankdir="LR"))
+
+updates = [a for a in log if a.key == w_key and a.kind == "assign_sub"]
+t_start = min(a.time for a in updates)
+stale_of = {c: s for c, key, s in staleness(log) if key == w_key}
+fig, (ax1, ax2) = plt.subplots(1, 2, figsize=(11, 3.2))
+for t, color in (("0", "tab:blue"), ("1", "tab:orange")):
+    mine = [a for a in updates if worker_of[a.closure] == t]
+    ax1.scatter([a.time - t_start for a in mine], [stale_of[a.closure] for a in mine], color=color, s=14,
+                label=f"worker {t}")
+ax1.set(xlabel="seconds", ylabel="staleness of the update of w", title="each update of w, when it arrived")
+ax1.legend()
+ax2.plot(ps["losses"], ".-")
+ax2.set(xlabel="scheduled step", ylabel="loss", yscale="log", title="loss of each step, as its worker saw it")
+plt.tight_layout()
+plt.show()
+
+# %% [markdown]
+# Why a slow worker's updates tend to be staler: while it computes (or waits for its batch), the fast
+# worker keeps updating the variables, so the slow one's gradient is computed on older values
+# (compare the two averages printed above, measured in this run). With many workers the
+# average staleness grows with their number, which is why asynchronous training often uses smaller
+# learning rates, and why synchronous all-reduce (MWMS) is the default on fast networks.
 #
 # ## TPUStrategy (4.4): what maps onto the engine
 # On a TPU the replicas are TPU cores; the input is sharded across them as
@@ -491,7 +621,7 @@ run_checks({"1. ring_bytes_sent, chunk by chunk (4.2)": _check_ring_bytes})
 # |---|---|---|---|
 # | MirroredStrategy | devices of one process | all-reduce inside the process | lesson 50, live |
 # | MultiWorkerMirrored | devices of several processes (`TF_CONFIG`) | all-reduce over gRPC (ring) | this lesson, live: 2 and 3 processes |
-# | ParameterServer | workers, ps tasks, a coordinator | push to / pull from the servers, asynchronous | explained; lesson 50 simulates the updates |
+# | ParameterServer | workers, ps tasks, a coordinator | updates sent to the servers, asynchronous | this lesson, live: 2 workers, 1 ps, staleness measured |
 # | TPUStrategy | TPU cores | all-reduce on the interconnect, compiled step | the traced replicated step above, no XLA |
 #
 # The training-loop contract is the same everywhere: variables in `scope()`, each replica on its
@@ -499,7 +629,8 @@ run_checks({"1. ring_bytes_sent, chunk by chunk (4.2)": _check_ring_bytes})
 
 # %%
 print(f"this run: the weights of 2 workers within {max(diffs):.0e} and of 3 workers within {max(diffs3):.0e} of "
-      f"one process's; "
+      f"one process's; parameter servers: {steps_by[fast]} and {steps_by[slow]} asynchronous steps by the fast "
+      f"and the slow worker; "
       f"bytes per worker {[int(b) for b in sent2]} (N=2) and {[int(b) for b in sent3]} (N=3) against ring "
       f"bounds {bound2:.0f} and {bound3:.1f} B")
 shutil.rmtree(WORKDIR)                            # the workers' scratch folder: nothing left behind

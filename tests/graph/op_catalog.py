@@ -400,6 +400,10 @@ INDIRECT = {
 
 # Ops whose graph and eager values cannot be compared case by case, and where they are tested instead.
 EXCLUDED = {
+    "ResizeBilinear": "tf.image: TF goldens, finite differences and tf.function in tests/ops/test_image_ops.py",
+    "ResizeBilinearGrad": "tf.image: ResizeBilinear's gradient, checked in tests/ops/test_image_ops.py",
+    "ResizeNearestNeighbor": "tf.image: TF goldens, finite differences in tests/ops/test_image_ops.py",
+    "ResizeNearestNeighborGrad": "tf.image: ResizeNearestNeighbor's gradient, checked in tests/ops/test_image_ops.py",
     "MirroredAllReduce": "tf.distribute collective over all replicas' tensors (attrs hold the algorithm and "
                          "devices); tested in tests/distribute/",
     "If": "control flow: sub-graph attrs; tested in tests/function/test_control_flow.py",
@@ -426,6 +430,30 @@ EXCLUDED = {
                                      "TF's errors; in graphs the methods are built from ScatterNd and an assign"
        for nd in ("", "Nd") for kind in ("Update", "Add", "Sub", "Max", "Min")},
     "PrintV2": "no value, a side effect: test_print_graph_vs_eager compares the printed text",
+    "WriteSummary": "a side effect (an event file; attrs hold the writer): tests/summary/test_summaries_in_function.py runs it "
+                    "in tf.function and Session graphs",
+    "SummaryHistogramBuckets": "tf.summary's histogram buckets: tests/summary/test_histogram.py checks TF's values "
+                               "eagerly and in tf.function",
+    "SummaryImageEncode": "tf.summary's PNG encoding: tests/summary/test_image.py checks TF's decoded pixels",
+    **{op: "a string op (string values, no gradient): tests/strings/test_string_graph.py runs each in a "
+           "tf.Graph with Session.run and in tf.function and compares with eager and TF's goldens"
+       for op in ("AsString", "DecodeBase64", "DecodePaddedRaw", "DecodeRaw", "EncodeBase64", "ReduceJoin",
+                  "RegexFullMatch", "RegexReplace", "StaticRegexFullMatch", "StaticRegexReplace", "StringFormat",
+                  "StringJoin", "StringLength", "StringLower", "StringSplit", "StringSplitV2", "StringStrip",
+                  "StringToHashBucketFast", "StringToNumber", "StringUpper", "Substr", "UnsortedSegmentJoin",
+                  "UnicodeDecode",
+                  "UnicodeDecodeWithOffsets", "UnicodeEncode", "UnicodeScript", "UnicodeTranscode")},
+    **{op: "a tf.sparse op (SparseTensor components): tests/sparse/test_sparse_graph.py runs each in a tf.Graph "
+           "with Session.run and in tf.function against TF's goldens; tests/sparse checks its gradients"
+       for op in ("SparseAdd", "SparseAddGrad", "SparseReduceMax", "SparseReduceSum", "SparseReorder",
+                  "SparseTensorDenseAdd",
+                  "SparseTensorDenseMatMul", "SparseToDense")},
+    **{op: "a tf.io op on files or serialized records (string values, no gradient): tests/data/test_readers_io.py "
+           "compares with TF's bytes and values eagerly, in tf.function and in dataset maps"
+       for op in ("DecodeCSV", "ParseExampleV2", "ParseTensor", "SerializeTensor")},
+    **{op: "a file-system side effect or listing: tests/data/test_readers_io.py reads back what it wrote and "
+           "compares with TF's goldens"
+       for op in ("MatchingFiles", "ReadFile", "WriteFile")},
 }
 
 

@@ -579,7 +579,7 @@ def test_broken_edges_and_names():
     fails(gd, "Node 'x' is not unique")
     gd = _small_graph_def()
     gd.node[1].input += ["y", "^y"]
-    fails(gd, "4 nodes in a cycle or depending on one: Const, Fill, MatMul, y")
+    fails(gd, "4 nodes in a cycle or depending on one: Const, ones, MatMul, y")
     gd = _small_graph_def()
     gd.node[0].name = "a b"
     fails(gd, "Node 'a b': Node name contains invalid characters")

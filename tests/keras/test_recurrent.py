@@ -91,7 +91,7 @@ def test_weight_layout_and_defaults():
     assert [tuple(w.shape.as_list()) for w in lstm.weights] == [(2, 12), (3, 12), (12,)]
     assert [tuple(w.shape.as_list()) for w in gru.weights] == [(2, 9), (3, 9), (2, 9)]    # reset_after=True
     assert [tuple(w.shape.as_list()) for w in simple.weights] == [(2, 3), (3, 3), (3,)]
-    assert [w.name.split("/")[-1] for w in lstm.weights] == ["kernel:0", "recurrent_kernel:0", "bias:0"]
+    assert [w.name for w in lstm.weights] == ["kernel", "recurrent_kernel", "bias"]
     assert lstm.weights[2].numpy().tolist() == [0, 0, 0, 1, 1, 1, 0, 0, 0, 0, 0, 0]    # unit_forget_bias
     rec = gru.weights[1].numpy()                                        # orthogonal recurrent_initializer:
     assert_close(rec @ rec.T, np.eye(3), 1e-5)                          # (3, 9) has orthonormal rows

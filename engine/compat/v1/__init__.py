@@ -34,6 +34,7 @@ from ...variables import Variable  # noqa: F401
 from .graph_building import (global_variables, global_variables_initializer, group,  # noqa: F401
                              initialize_all_variables, trainable_variables, variables_initializer)
 from . import graph_util, train  # noqa: F401
+from . import io  # noqa: F401  (tf.compat.v1.io: tf.io + tf_record_iterator)
 
 __all__ = ["placeholder", "placeholder_with_default", "Session", "InteractiveSession", "Variable",
            "global_variables_initializer", "variables_initializer", "initialize_all_variables", "assign",

@@ -11,6 +11,7 @@ from .activation import Activation, LeakyReLU, ReLU, Softmax  # noqa: F401
 from .convolutional import Conv1D, Conv2D, Conv2DTranspose  # noqa: F401
 from .core import Dense, Embedding, Masking  # noqa: F401
 from .input_layer import Input, InputLayer  # noqa: F401
+from .lambda_layer import Lambda  # noqa: F401
 from .layer import Layer  # noqa: F401
 from .merging import (Add, Average, Concatenate, Multiply, Subtract, add, average, concatenate,  # noqa: F401
                       multiply, subtract)
@@ -21,7 +22,7 @@ from .recurrent import GRU, LSTM, RNN, Bidirectional, GRUCell, LSTMCell, SimpleR
 from .regularization import Dropout  # noqa: F401
 from .reshaping import Cropping2D, Flatten, Reshape, UpSampling2D, ZeroPadding2D  # noqa: F401
 
-__all__ = ["Layer", "Input", "InputLayer", "Dense", "Embedding", "Masking", "Activation", "ReLU", "LeakyReLU", "Softmax", "Flatten", "Reshape", "Dropout", "Conv2D", "Conv2DTranspose", "Convolution2DTranspose",
+__all__ = ["Layer", "Lambda", "Input", "InputLayer", "Dense", "Embedding", "Masking", "Activation", "ReLU", "LeakyReLU", "Softmax", "Flatten", "Reshape", "Dropout", "Conv2D", "Conv2DTranspose", "Convolution2DTranspose",
            "MaxPooling2D", "AveragePooling2D", "BatchNormalization", "Add", "Subtract", "Multiply", "Average", "Concatenate", "add", "subtract", "multiply",
            "average", "concatenate", "GlobalMaxPooling2D", "GlobalAveragePooling2D", "GlobalMaxPooling1D",
            "GlobalAveragePooling1D", "GlobalMaxPool2D", "GlobalAvgPool2D", "GlobalMaxPool1D", "GlobalAvgPool1D", "Convolution2D", "MaxPool2D",

@@ -12,7 +12,17 @@ A layer is a ``tf.Module`` with four extra habits:
   non-trainable weights, then each sub-layer's weights, in the order the
   sub-layers were assigned as attributes (``__setattr__`` records them). The
   properties ``weights``, ``trainable_weights``, ``trainable_variables``... all
-  follow that order, which is also the order of ``get_weights()``.
+  follow that order, which is also the order of ``get_weights()``. Only
+  ``add_weight`` makes weights: a ``tf.Variable`` assigned as an attribute is not
+  one (Keras 3; a checkpoint still saves it). Weights are named as Keras 3 names
+  them: ``kernel.name == "kernel"``, ``kernel.path == "sequential/dense/kernel"``
+  (the Keras name scopes open when it was made: ``build``, ``call`` and
+  ``add_weight`` open the layer's, see ``backend.keras_name_scope``), printed as
+  ``<Variable path=..., shape=..., dtype=..., value=...>``. Deliberate
+  differences: they are ``tf.Variable`` s (Keras 3's ``keras.Variable`` is not),
+  with TF dtypes, and ``assign`` returns TF's ``UnreadVariable`` view rather than a tensor.
+* **Errors in ``call``.** An exception escaping ``call`` is re-raised as Keras 3
+  does, naming the layer class and listing the arguments (``call_errors.py``).
 * **The training flag.** ``layer(x, training=True)`` passes ``training`` to
   ``call`` if its signature has it, and records it in the call context
   (``backend.call_context``) so that layers called inside (a ``Dropout`` inside a
@@ -62,6 +72,7 @@ from ...ops import array_ops, math_ops
 from ...util import nest
 from ...variables import Variable, VariableAggregation
 from .. import backend, initializers, regularizers
+from ..call_errors import with_call_arguments
 from ..serialization import deserialize_value, serialize_value
 from ..metrics import Metric
 from ..keras_tensor import KerasTensor, Node, any_symbolic, compute_output_spec
@@ -144,7 +155,8 @@ class Layer(Module):
 
             @functools.wraps(original)
             def build(self, *args, **kw):
-                result = original(self, *args, **kw)
+                with backend.keras_name_scope(self.name, caller=self):   # the weights' paths: Keras 3's
+                    result = original(self, *args, **kw)
                 self.built = True
                 if self._build_input_shape is None:
                     self._build_input_shape = args[0] if args else kw.get("input_shape")
@@ -193,15 +205,15 @@ class Layer(Module):
                 self._metrics.append(value)
         tracked = self.__dict__.get("_layers")
         found = _layers_in(value)
-        if found or _is_variable(value):
+        if found:
             if tracked is None:
                 raise RuntimeError(f"It looks like you are subclassing `{type(self).__name__}` and you forgot to "
                                    f"call `super().__init__()`. Always start with this line.")
             for layer in found:
                 if layer is not self and not any(layer is known for known in tracked):
                     tracked.append(layer)
-            if _is_variable(value) and not any(value is w for w in self._own_trainable + self._own_non_trainable):
-                (self._own_trainable if value.trainable else self._own_non_trainable).append(value)
+        # A ``tf.Variable`` assigned as an attribute is *not* a weight (Keras 3, as TF 2.21 runs it): only
+        # ``add_weight`` makes weights. (A checkpoint still saves it: it walks the attributes.)
         object.__setattr__(self, name, value)
 
     # --- weights ------------------------------------------------------------------------
@@ -223,11 +235,14 @@ class Layer(Module):
         shape = tuple(int(d) for d in (shape or ()))
         if any(d is None for d in shape):
             raise ValueError(f"Layer '{self.name}': cannot create weight '{name}' of unknown shape {shape}.")
+        with backend.keras_name_scope(self.name, caller=self):
+            path = f"{backend.current_path()}/{name or 'variable'}"
         variable = Variable(lambda: init(shape, dtype=dtype), trainable=trainable, dtype=dtype,
-                            name=f"{self.name}/{name or 'variable'}", constraint=constraint,
-                            aggregation=_AGGREGATIONS.get(aggregation, aggregation))
+                            name=path, constraint=constraint, aggregation=_AGGREGATIONS.get(aggregation, aggregation))
         variable.regularizer = regularizers.get(regularizer)
-        variable.path = f"{self.name}/{name or 'variable'}"   # Keras 3's ``variable.path`` (no ``:0``)
+        # Keras 3's naming: ``path`` is the Keras name scopes and the weight's name ("sequential/dense/kernel"),
+        # ``name`` the weight's name alone ("kernel"), ``repr`` is ``<Variable path=..., value=...>``.
+        variable.path = variable._keras_path = path
         (self._own_trainable if trainable else self._own_non_trainable).append(variable)
         return variable
 
@@ -427,7 +442,7 @@ class Layer(Module):
         shapes = nest.map_structure(_shape_of, inputs)
         self._build_input_shape = shapes
         if type(self).build is not Layer.build:   # layers without weights need no build
-            with name_scope(self.name):
+            with name_scope(self.name), backend.keras_name_scope(self.name, caller=self):
                 self.build(shapes)
         self.built = True
 
@@ -456,8 +471,11 @@ class Layer(Module):
         self._maybe_build(inputs)
         if backend.current_call_depth() == 0:
             self._clear_losses()       # the outermost call: the losses of the previous call are stale
-        with name_scope(self.name), backend.call_context(training):
-            outputs = self._call_with_masks(args, kwargs)
+        with name_scope(self.name), backend.keras_name_scope(self.name, caller=self), backend.call_context(training):
+            try:
+                outputs = self._call_with_masks(args, kwargs)
+            except Exception as error:  # noqa: BLE001  (Keras 3 adds the call's arguments to any error)
+                raise with_call_arguments(error, self, args, kwargs) from None
             if self.activity_regularizer is not None:
                 self._add_activity_regularization(outputs)
         if self._output_shape is None:
@@ -484,7 +502,8 @@ class Layer(Module):
             call_kwargs["training"] = training
 
         def traced_call(*a, **kw):
-            with name_scope(self.name), backend.call_context(training):
+            with name_scope(self.name), backend.keras_name_scope(self.name, caller=self), \
+                    backend.call_context(training):
                 return self._call_with_masks(a, kw)
         outputs = compute_output_spec(traced_call, args, call_kwargs, name=f"{self.name}_output_spec")
         Node(self, args, kwargs, outputs)

@@ -96,7 +96,7 @@ class Optimizer:
 
     def add_variable_from_reference(self, reference_variable, name=None, initializer="zeros"):
         """A slot shaped and typed like ``reference_variable`` (e.g. ``dense_kernel_momentum``)."""
-        base = reference_variable.name.split(":")[0].replace("/", "_")
+        base = (getattr(reference_variable, "path", None) or reference_variable.name.split(":")[0]).replace("/", "_")
         return self.add_variable(reference_variable.shape.as_list(), initializer=initializer,
                                  dtype=reference_variable.dtype, name=f"{base}_{name}")
 

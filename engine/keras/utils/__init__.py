@@ -1,12 +1,19 @@
-"""``tf.keras.utils``: the progress bar, ``to_categorical``, ``set_random_seed``."""
+"""``tf.keras.utils``: the progress bar, ``get_file``, ``to_categorical``, ``set_random_seed``."""
 import random
 
 import numpy as np
 
 from ...ops import random_ops
+from .file_utils import get_file, validate_file  # noqa: F401
 from .progbar import Progbar  # noqa: F401
+from ..serialization import (CustomObjectScope, custom_object_scope, deserialize_keras_object,  # noqa: F401
+                             get_custom_objects, get_registered_name, get_registered_object,
+                             register_keras_serializable, serialize_keras_object)
 
-__all__ = ["Progbar", "to_categorical", "set_random_seed"]
+# (TF 2.21's ``tf.keras.utils`` has the registration functions; its ``tf.keras`` has no ``saving`` module.)
+__all__ = ["Progbar", "get_file", "validate_file", "to_categorical", "set_random_seed", "register_keras_serializable", "get_registered_name",
+           "get_registered_object", "get_custom_objects", "custom_object_scope", "CustomObjectScope",
+           "serialize_keras_object", "deserialize_keras_object"]
 
 
 def to_categorical(x, num_classes=None):

@@ -210,4 +210,7 @@ def print_summary(model, line_length=None, positions=None, print_fn=None, expand
     if optimizer_vars is not None:
         lines.append(f" Optimizer params: {count_params(optimizer_vars):,} "
                      f"({readable_memory_size(_memory(optimizer_vars))})")
-    (print_fn or print)("\n".join(lines))
+    if print_fn is None:
+        print("\n".join(lines))
+    else:   # as Keras 3: the whole summary in one call, ending with a newline (what rich's console captured)
+        print_fn("\n".join(lines) + "\n")

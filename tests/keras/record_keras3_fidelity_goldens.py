@@ -1,0 +1,23 @@
+"""Record ``keras3_fidelity_goldens.json``: what real TF 2.21 (Keras 3) returns for ``keras3_fidelity_cases.py``.
+
+Run with the interpreter that has TensorFlow (not collected by pytest)::
+
+    /tmp/tfvenv/bin/python tests/keras/record_keras3_fidelity_goldens.py
+"""
+import json
+import os
+import sys
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+from keras3_fidelity_cases import CASES  # noqa: E402
+
+if __name__ == "__main__":
+    import keras
+    import tensorflow as tf
+    goldens = {name: fn(tf) for name, fn in CASES.items()}
+    with open(os.path.join(HERE, "keras3_fidelity_goldens.json"), "w") as f:
+        json.dump({"tensorflow": tf.__version__, "keras": keras.__version__, "cases": goldens}, f, indent=1,
+                  ensure_ascii=False, default=str)
+        f.write("\n")
+    print(f"recorded {len(goldens)} cases with TF {tf.__version__}, Keras {keras.__version__}")
