@@ -20,7 +20,8 @@ before it (``pyproject.toml`` declares the order; ``tests/test_layers.py`` check
    ``GradientTape`` records ops and replays them backwards (``tape.py``).
 4. ``ops/``: every op, each defined once with its kernel, shape function and gradient.
 5. The ``tf.*`` namespaces over the ops: ``math``, ``nn``, ``random``, ``linalg``,
-   ``bitwise``, ``debugging``, ``dtypes``, ``errors``, ``io``, ``graph_util``, ``nest``, ``ragged``.
+   ``bitwise``, ``debugging``, ``dtypes``, ``errors``, ``io``, ``graph_util``, ``nest``, ``ragged``,
+   ``types``, ``experimental``.
 6. ``variables`` and ``module``: state and its containers.
 7. ``autograph/``: Python ``if``/``while``/``for`` on tensors to ``cond``/``while_loop``.
 8. ``client/`` (``Session``), ``tracing/`` (``tf.function``) and ``autodiff``
@@ -79,6 +80,7 @@ from .framework.tensor_spec import TensorSpec  # noqa: F401,E402
 from .framework.type_spec import TypeSpec  # noqa: F401,E402  (tf.TypeSpec: the base of every value type)
 from .ops.ragged.ragged_tensor import RaggedTensor, RaggedTensorSpec  # noqa: F401,E402  (tf.RaggedTensor)
 from . import ragged  # noqa: F401,E402  (tf.ragged)
+from . import experimental, types  # noqa: F401,E402  (tf.experimental's ragged shapes; tf.types.experimental.TraceType)
 from . import strings  # noqa: F401,E402  (tf.strings)
 from .framework.sparse_tensor import SparseTensor, SparseTensorSpec  # noqa: F401,E402  (tf.SparseTensor)
 from . import sparse  # noqa: F401,E402  (tf.sparse)

@@ -37,10 +37,9 @@ from ..ops import array_ops, math_ops, nn_ops, reduction_ops
 from . import backend
 
 __all__ = ["Loss", "LossFunctionWrapper", "MeanSquaredError", "MeanAbsoluteError", "MeanAbsolutePercentageError",
-           "BinaryCrossentropy",
-           "CategoricalCrossentropy", "SparseCategoricalCrossentropy", "mean_squared_error", "mean_absolute_error",
-           "mean_absolute_percentage_error", "binary_crossentropy", "categorical_crossentropy", "sparse_categorical_crossentropy", "mse", "mae",
-           "MSE", "MAE", "mape", "MAPE", "get", "serialize", "Reduction"]
+           "BinaryCrossentropy", "CategoricalCrossentropy", "SparseCategoricalCrossentropy", "binary_crossentropy",
+           "categorical_crossentropy", "sparse_categorical_crossentropy", "mse", "mae", "MSE", "MAE", "mape", "MAPE",
+           "get", "serialize", "Reduction"]
 
 _REDUCTIONS = ("sum_over_batch_size", "sum", None, "none", "mean", "mean_with_sample_weight")
 
@@ -301,6 +300,10 @@ def sparse_categorical_crossentropy(y_true, y_pred, from_logits=False, ignore_cl
 mse = MSE = mean_squared_error
 mae = MAE = mean_absolute_error
 mape = MAPE = mean_absolute_percentage_error
+# As Keras 3 (TF 2.21's tf.keras.losses): only the short names are exported; the functions keep their
+# long __name__ ("mean_squared_error", which metrics and logs show), and "mean_squared_error" still
+# works as a string (``get``, ``compile(loss=...)``).
+del mean_squared_error, mean_absolute_error, mean_absolute_percentage_error
 
 
 # --------------------------------------------------------------------------------------
@@ -366,21 +369,21 @@ class MeanSquaredError(LossFunctionWrapper):
     """The mean of squares of errors (``"mse"``)."""
 
     def __init__(self, reduction="sum_over_batch_size", name="mean_squared_error", dtype=None):
-        super().__init__(mean_squared_error, reduction=reduction, name=name, dtype=dtype)
+        super().__init__(mse, reduction=reduction, name=name, dtype=dtype)
 
 
 class MeanAbsoluteError(LossFunctionWrapper):
     """The mean of absolute errors (``"mae"``)."""
 
     def __init__(self, reduction="sum_over_batch_size", name="mean_absolute_error", dtype=None):
-        super().__init__(mean_absolute_error, reduction=reduction, name=name, dtype=dtype)
+        super().__init__(mae, reduction=reduction, name=name, dtype=dtype)
 
 
 class MeanAbsolutePercentageError(LossFunctionWrapper):
     """The mean absolute percentage error (``"mape"``): ``100 * |y_true - y_pred| / |y_true|``."""
 
     def __init__(self, reduction="sum_over_batch_size", name="mean_absolute_percentage_error", dtype=None):
-        super().__init__(mean_absolute_percentage_error, reduction=reduction, name=name, dtype=dtype)
+        super().__init__(mape, reduction=reduction, name=name, dtype=dtype)
 
 
 class BinaryCrossentropy(LossFunctionWrapper):
@@ -414,10 +417,10 @@ class SparseCategoricalCrossentropy(LossFunctionWrapper):
 
 
 _FUNCTIONS = {
-    "mean_squared_error": mean_squared_error, "mse": mean_squared_error, "MSE": mean_squared_error,
-    "mean_absolute_error": mean_absolute_error, "mae": mean_absolute_error, "MAE": mean_absolute_error,
-    "mean_absolute_percentage_error": mean_absolute_percentage_error, "mape": mean_absolute_percentage_error,
-    "MAPE": mean_absolute_percentage_error,
+    "mean_squared_error": mse, "mse": mse, "MSE": mse,
+    "mean_absolute_error": mae, "mae": mae, "MAE": mae,
+    "mean_absolute_percentage_error": mape, "mape": mape,
+    "MAPE": mape,
     "binary_crossentropy": binary_crossentropy, "categorical_crossentropy": categorical_crossentropy,
     "sparse_categorical_crossentropy": sparse_categorical_crossentropy,
 }

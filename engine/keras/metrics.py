@@ -249,7 +249,7 @@ class MeanSquaredError(MeanMetricWrapper):
     _direction = "down"
 
     def __init__(self, name="mean_squared_error", dtype=None):
-        super().__init__(losses_module.mean_squared_error, name=name, dtype=dtype)
+        super().__init__(losses_module.mse, name=name, dtype=dtype)
 
 
 class MeanAbsoluteError(MeanMetricWrapper):
@@ -258,7 +258,7 @@ class MeanAbsoluteError(MeanMetricWrapper):
     _direction = "down"
 
     def __init__(self, name="mean_absolute_error", dtype=None):
-        super().__init__(losses_module.mean_absolute_error, name=name, dtype=dtype)
+        super().__init__(losses_module.mae, name=name, dtype=dtype)
 
 
 class MeanAbsolutePercentageError(MeanMetricWrapper):
@@ -267,7 +267,7 @@ class MeanAbsolutePercentageError(MeanMetricWrapper):
     _direction = "down"
 
     def __init__(self, name="mean_absolute_percentage_error", dtype=None):
-        super().__init__(losses_module.mean_absolute_percentage_error, name=name, dtype=dtype)
+        super().__init__(losses_module.mape, name=name, dtype=dtype)
 
 
 _BY_NAME = {

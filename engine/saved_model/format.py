@@ -25,6 +25,7 @@ import os
 from ..framework import dtypes as _dtypes
 from ..framework.tensor_shape import TensorShape, as_shape
 from ..framework.tensor_spec import TensorSpec
+from ..ops.ragged.ragged_tensor import RaggedTensorSpec
 
 __all__ = ["FORMAT", "VERSION", "SAVED_MODEL_FILENAME_JSON", "VARIABLES_DIRECTORY", "VARIABLES_FILENAME",
            "ASSETS_DIRECTORY", "SERVING", "TRAINING", "GPU", "TPU", "DEFAULT_SERVING_SIGNATURE_DEF_KEY",
@@ -78,6 +79,17 @@ def decode_spec(doc):
     return TensorSpec(decode_shape(doc["shape"]), _dtypes.as_dtype(doc["dtype"]), doc.get("name"))
 
 
+def encode_ragged_spec(spec):
+    """A ``RaggedTensorSpec`` (a ragged argument of a signature) as JSON."""
+    return {"shape": encode_shape(spec.shape), "dtype": spec.dtype.name, "ragged_rank": spec.ragged_rank,
+            "row_splits_dtype": spec.row_splits_dtype.name}
+
+
+def decode_ragged_spec(doc):
+    return RaggedTensorSpec(decode_shape(doc["shape"]), _dtypes.as_dtype(doc["dtype"]), doc["ragged_rank"],
+                            _dtypes.as_dtype(doc["row_splits_dtype"]))
+
+
 # --- nested structures ---------------------------------------------------------------------------
 def encode_structure(value, encode_leaf=None, where="a structure"):
     """Tagged JSON for a nest of tuples, lists, dicts, TensorSpecs and Python scalars.
@@ -90,6 +102,8 @@ def encode_structure(value, encode_leaf=None, where="a structure"):
         return None
     if isinstance(value, TensorSpec):
         return {"tensor_spec": encode_spec(value)}
+    if isinstance(value, RaggedTensorSpec):
+        return {"ragged_tensor_spec": encode_ragged_spec(value)}
     if isinstance(value, (bool, int, float, str)):
         return {"value": value}
     if isinstance(value, dict):
@@ -115,6 +129,8 @@ def decode_structure(doc, decode_leaf=None):
     (kind, v), = doc.items()
     if kind == "tensor_spec":
         return decode_spec(v)
+    if kind == "ragged_tensor_spec":
+        return decode_ragged_spec(v)
     if kind == "value":
         return v
     if kind == "dict":

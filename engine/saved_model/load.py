@@ -32,6 +32,7 @@ import os
 import numpy as np
 
 from ..tracing.function import ConcreteFunction
+from ..ops.ragged.ragged_tensor import RaggedTensor, RaggedTensorSpec
 from ..tracing.graph_export import import_function_graph
 from ..framework import dtypes as _dtypes
 from ..framework.errors import NotFoundError
@@ -149,6 +150,9 @@ def _restore_function(name, entry, variables):
     graph = _import_graph(name, entry, variables)
 
     def output(kind, index):
+        if kind == "ragged":
+            spec = fmt.decode_ragged_spec(index["spec"])
+            return spec._from_tensor_list([graph.outputs[i] for i in index["outputs"]])
         if kind != "output":
             raise ValueError(f"Bad structured value in function {name}: unknown kind {kind!r}.")
         return graph.outputs[index]
@@ -282,6 +286,11 @@ def _match(signature, args, kwargs):
                 return False
             flat.append(t)
             return t.dtype == spec.dtype and spec.shape.is_compatible_with(t.shape)
+        if isinstance(spec, RaggedTensorSpec):   # a ragged argument: its component tensors, in order
+            if not isinstance(value, RaggedTensor) or not spec.is_compatible_with(value._type_spec):
+                return False
+            flat.extend(spec._to_tensor_list(value))
+            return True
         if isinstance(spec, dict):
             return isinstance(value, dict) and set(value) == set(spec) and \
                 all(walk(spec[k], value[k]) for k in sorted(spec))   # nest.flatten's order: sorted keys

@@ -37,6 +37,7 @@ import numpy as np
 from ..tracing.function import ConcreteFunction, Function
 from ..tracing.graph_export import export_function_graph
 from ..framework.tensor import Tensor
+from ..ops.ragged.ragged_tensor import RaggedTensor
 from ..framework.tensor_spec import TensorSpec
 from ..module import Module
 from ..util import nest
@@ -213,7 +214,14 @@ class _FunctionLibrary:
         position = {t._id: i for i, t in enumerate(graph.outputs)}
 
         def output_leaf(x):
-            return {"output": position[x._id]} if isinstance(x, Tensor) and x._id in position else None
+            if isinstance(x, Tensor) and x._id in position:
+                return {"output": position[x._id]}
+            if isinstance(x, RaggedTensor):   # a composite output: its components' positions, and its spec
+                parts = x._type_spec._to_tensor_list(x)
+                if all(p._id in position for p in parts):
+                    return {"ragged": {"spec": fmt.encode_ragged_spec(x._type_spec),
+                                       "outputs": [position[p._id] for p in parts]}}
+            return None
         where = f"function {name}"
         gradient, gradient_roots = self._custom_gradient(concrete)
         self.functions[name] = {

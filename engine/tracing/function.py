@@ -119,6 +119,7 @@ from ..framework.errors import InvalidArgumentError
 from ..framework.executor import compile_plan
 from ..framework.func_graph import FuncGraph
 from ..framework.tensor import EagerTensor, Tensor, convert_to_tensor
+from ..framework.trace_type import user_trace_type
 from ..framework.tensor_shape import TensorShape
 from ..framework.graph_gradients import build_gradient_graph
 from ..framework.composite_tensor import CompositeTensor
@@ -942,6 +943,9 @@ def _leaf_key(x, relaxed=None):
         return ("C", x._type_spec)               # a RaggedTensor: by its RaggedTensorSpec, as TF
     if _is_composite_spec(x):
         return ("C", x)
+    chosen = user_trace_type(x)
+    if chosen is not None:
+        return ("U", chosen)                     # the class chose its trace type (``__tf_tracing_type__``)
     return ("O", id(x))
 
 
@@ -1079,7 +1083,8 @@ def _specs_from(args, kwargs, relaxed=None):
         elif _is_composite_spec(x):
             out.append(shape if isinstance(shape, TypeSpec) else x)
         else:
-            out.append(x)
+            chosen = user_trace_type(x)
+            out.append(chosen.placeholder_value(None) if chosen is not None else x)
     return nest.pack_sequence_as((args, kwargs), out)
 
 
