@@ -100,7 +100,7 @@ class Trainer:
 
     def _assert_compile_called(self, method):
         if not self.compiled:
-            raise ValueError(f"You must call `compile()` before using the model in `{method}()`.")
+            raise ValueError("You must call `compile()` before using the model.")   # Keras 3's words
 
     @property
     def metrics(self):

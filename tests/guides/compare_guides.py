@@ -113,6 +113,7 @@ def normalize(text):
     # the module an error class lives in (``<class '...errors_impl.InvalidArgumentError'>``) is TF's own layout
     text = re.sub(r"<class '(tensorflow\.python\.framework\.errors_impl|engine\.framework\.errors)\.", "<class 'errors.",
                   text)
+    text = re.sub(r"module '(keras\._tf_keras\.keras|engine\.keras)\.", "module 'keras.", text)   # tf.keras's module
     text = re.sub(r"\b\d+(\.\d+)?\s*(ms|us|µs|s)(/step| per step)?\b", "<time>", text)
     text = re.sub(r"(__inference_\w+?)_\d+", r"\1_N", text)
     text = re.sub(r"/tmp/[\w./-]+", "/tmp/?", text)
