@@ -87,14 +87,25 @@ def _libc():
 _LIBC = _libc()
 
 
-def _die_with_the_launcher():
-    """In a task, before it runs: ask Linux for SIGKILL when the launcher dies (even by SIGKILL itself).
+# How a task asks Linux for SIGKILL when the launcher dies (even by SIGKILL itself): a tiny Python
+# prologue sets PR_SET_PDEATHSIG, checks that the launcher is still its parent (it may have died in
+# between), and execs the task's own Python (same pid; the setting survives exec). Without it a launcher
+# killed hard would leave its tasks running, each waiting for the others in its next collective.
+# (Not a ``preexec_fn``: that forces a plain fork, whose atfork handlers crash the child of a process
+# that runs gRPC, such as a notebook or a test process holding a tf.distribute.Server.)
+_DIE_WITH_THE_LAUNCHER = (
+    "import ctypes, os, signal, sys\n"
+    "ctypes.CDLL(None).prctl(1, signal.SIGKILL)\n"
+    "if os.getppid() != int(sys.argv[1]):\n"
+    "    sys.exit(128 + signal.SIGKILL)\n"
+    "os.execv(sys.argv[2], sys.argv[2:])\n")
 
-    Without it a launcher killed hard would leave its tasks running, each
-    waiting for the others in its next collective. (Runs between fork and exec:
-    only a C call, libc loaded beforehand.)
-    """
-    _LIBC.prctl(1, signal.SIGKILL)   # PR_SET_PDEATHSIG
+
+def _task_command(python, script, args):
+    """The command that runs ``script args`` as a task: under the die-with-the-launcher prologue on Linux."""
+    if _LIBC is None:
+        return [python, script, *args]
+    return [python, "-c", _DIE_WITH_THE_LAUNCHER, str(os.getpid()), python, script, *args]
 
 
 def cluster_spec_dict(workers, ps=0, chief=0, host="127.0.0.1", ports=None):
@@ -185,10 +196,9 @@ def launch(script, args=(), workers=2, ps=0, chief=None, host="127.0.0.1", timeo
         for job, addresses in cluster.items():
             for index in range(len(addresses)):
                 task_env = dict(base_env, TF_CONFIG=tf_config(cluster, job, index))
-                process = subprocess.Popen([python or sys.executable, script, *args], env=task_env,
+                process = subprocess.Popen(_task_command(python or sys.executable, script, args), env=task_env,
                                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, stdin=subprocess.DEVNULL,
-                                           start_new_session=True,
-                                           preexec_fn=_die_with_the_launcher if _LIBC is not None else None)
+                                           start_new_session=True)
                 task = _Task(job, index, process)
                 for pipe, out in ((process.stdout, stdout), (process.stderr, stderr)):
                     reader = threading.Thread(target=_stream, args=(pipe, out, f"[{task.name}] ", lock),

@@ -14,6 +14,7 @@ import time
 
 import pytest
 
+import engine as tf
 from engine.distribute import launch
 
 HERE = pathlib.Path(__file__).resolve().parent
@@ -115,3 +116,22 @@ def test_tasks_die_with_a_launcher_killed_hard(tmp_path):
     while not all(_gone(pid) for pid in pids) and time.monotonic() < deadline:
         time.sleep(0.05)
     assert all(_gone(pid) for pid in pids)
+
+
+def test_launching_from_a_process_that_runs_grpc(tmp_path):
+    """The tasks start by exec without a plain fork: gRPC's fork handlers crashed a task's child now and then
+    (status 134, "epoll_wait error: Bad file descriptor") when the launcher ran in a process holding
+    servers (a test process, a notebook). 2 of 15 launches failed that way before the change."""
+    import engine as tf
+    servers = [tf.distribute.Server.create_local_server() for _ in range(3)]
+    try:
+        for s in servers:
+            tf.distribute.server_lib.ping(f"127.0.0.1:{s.port}")
+        for i in range(12):
+            folder = tmp_path / f"r{i}"
+            folder.mkdir()
+            status, out, err, _, pids = _run("ok", folder, workers=2, ps=1)
+            assert status == 0 and len(pids) == 4, out + err
+    finally:
+        for s in servers:
+            s.stop(0)
