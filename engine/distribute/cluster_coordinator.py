@@ -431,7 +431,7 @@ class ClusterCoordinator:
         self._queue = _ClosureQueue()
         self._stopped = threading.Event()
         self._ids = itertools.count()
-        self._specs, self._keys, self._lock = {}, {}, threading.Lock()
+        self._specs, self._keys, self._lock = {}, {}, threading.Lock()   # key -> exported graph; concrete -> key
         self._wrapped = {}
         server = strategy._coordinator_server
         self._data = server.service("PSData", _DataService)
@@ -489,7 +489,7 @@ class ClusterCoordinator:
     def _register(self, concrete):
         """The key of ``concrete`` 's exported graph (exported once, for every worker)."""
         with self._lock:
-            key = self._keys.get(id(concrete))
+            key = self._keys.get(concrete)
             if key is not None:
                 return key
             captured = {}
@@ -506,8 +506,7 @@ class ClusterCoordinator:
             self._specs[key] = {"name": concrete.name, "graph_def": _json(graph_def),
                                 "inputs": [t.name for t in graph.inputs], "outputs": [t.name for t in graph.outputs],
                                 "variables": captured}
-            self._keys[id(concrete)] = key
-            self._concretes = getattr(self, "_concretes", []) + [concrete]   # keep ids unique while registered
+            self._keys[concrete] = key
             return key
 
     def _shutdown(self):

@@ -36,6 +36,8 @@ import os
 import struct
 import threading
 
+import numpy as np
+
 from ..framework import errors
 
 __all__ = ["RpcServer", "call", "call_async", "pack", "unpack", "method_name", "bind_address", "close_channels"]
@@ -279,7 +281,6 @@ def pack_arrays(header, arrays):
     ``header["arrays"]`` says how to cut them apart again: each one's dtype (NumPy's
     ``dtype.str``, so byte order travels too), shape and byte count.
     """
-    import numpy as np
     arrays = [np.asarray(a) for a in arrays]
     arrays = [a if a.flags.c_contiguous else np.ascontiguousarray(a) for a in arrays]
     for a in arrays:
@@ -292,7 +293,6 @@ def pack_arrays(header, arrays):
 
 def unpack_arrays(message):
     """``(header, [arrays])`` from a :func:`pack_arrays` message (each array a read-only view of it)."""
-    import numpy as np
     header, payload = unpack(message)
     arrays, offset = [], 0
     for dtype, shape, nbytes in header.get("arrays", ()):

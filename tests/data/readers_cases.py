@@ -301,3 +301,35 @@ SERIALIZE_TENSOR_CASES = [
     ("double_scalar", -0.25, "float64"),
     ("uint8", [0, 255], "uint8"),
 ]
+
+
+# --------------------------------------------------------------------------------------------
+# Builders shared by the test (``tf`` = the engine) and the recorder (``tf`` = TensorFlow)
+# --------------------------------------------------------------------------------------------
+def build_example(tf, features):
+    """A ``tf.train.Example`` of ``{key: (kind, values)}`` (kind ``bytes``/``float``/``int64``, else empty)."""
+    feature = {}
+    for key, (kind, values) in features.items():
+        if kind == "bytes":
+            feature[key] = tf.train.Feature(bytes_list=tf.train.BytesList(value=values))
+        elif kind == "float":
+            feature[key] = tf.train.Feature(float_list=tf.train.FloatList(value=values))
+        elif kind == "int64":
+            feature[key] = tf.train.Feature(int64_list=tf.train.Int64List(value=values))
+        else:
+            feature[key] = tf.train.Feature()
+    return tf.train.Example(features=tf.train.Features(feature=feature))
+
+
+def feature_spec(tf, spec):
+    """The ``parse_example`` features of a case's spec (``fixed``, ``seq``/``seq_strict`` or ``var``)."""
+    out = {}
+    for key, s in spec.items():
+        if s[0] == "fixed":
+            out[key] = tf.io.FixedLenFeature(s[1], getattr(tf, s[2]), default_value=s[3])
+        elif s[0].startswith("seq"):
+            out[key] = tf.io.FixedLenSequenceFeature(s[1], getattr(tf, s[2]), allow_missing=s[0] == "seq",
+                                                     default_value=s[3])
+        else:
+            out[key] = tf.io.VarLenFeature(getattr(tf, s[1]))
+    return out

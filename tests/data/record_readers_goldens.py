@@ -274,17 +274,7 @@ def main():
 
     # --- tf.train.Example ------------------------------------------------------------------------------
     def example(features):
-        feature = {}
-        for key, (kind, values) in features.items():
-            if kind == "bytes":
-                feature[key] = tf.train.Feature(bytes_list=tf.train.BytesList(value=values))
-            elif kind == "float":
-                feature[key] = tf.train.Feature(float_list=tf.train.FloatList(value=values))
-            elif kind == "int64":
-                feature[key] = tf.train.Feature(int64_list=tf.train.Int64List(value=values))
-            else:
-                feature[key] = tf.train.Feature()
-        return tf.train.Example(features=tf.train.Features(feature=feature))
+        return cases.build_example(tf, features)
 
     exg = {}
     for case_id, features in cases.EXAMPLES:
@@ -307,16 +297,7 @@ def main():
     serialized = {case_id: example(f).SerializeToString() for case_id, f in cases.PARSE_EXAMPLES}
 
     def feature_spec(spec):
-        out = {}
-        for key, s in spec.items():
-            if s[0] == "fixed":
-                out[key] = tf.io.FixedLenFeature(s[1], getattr(tf, s[2]), default_value=s[3])
-            elif s[0].startswith("seq"):
-                out[key] = tf.io.FixedLenSequenceFeature(s[1], getattr(tf, s[2]), allow_missing=s[0] == "seq",
-                                                         default_value=s[3])
-            else:
-                out[key] = tf.io.VarLenFeature(getattr(tf, s[1]))
-        return out
+        return cases.feature_spec(tf, spec)
 
     pg = {"serialized": {k: enc(v) for k, v in serialized.items()}}
     for case_id, ids, spec, single in cases.PARSE_CASES:

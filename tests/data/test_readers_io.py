@@ -82,17 +82,7 @@ def test_write_read_round_trip(tmp_path_factory, records, compression):
 # tf.train.Example
 # ---------------------------------------------------------------------------------------------
 def build_example(features):
-    feature = {}
-    for key, (kind, values) in features.items():
-        if kind == "bytes":
-            feature[key] = tf.train.Feature(bytes_list=tf.train.BytesList(value=values))
-        elif kind == "float":
-            feature[key] = tf.train.Feature(float_list=tf.train.FloatList(value=values))
-        elif kind == "int64":
-            feature[key] = tf.train.Feature(int64_list=tf.train.Int64List(value=values))
-        else:
-            feature[key] = tf.train.Feature()
-    return tf.train.Example(features=tf.train.Features(feature=feature))
+    return cases.build_example(tf, features)
 
 
 @pytest.mark.parametrize("case_id,features", cases.EXAMPLES, ids=[c[0] for c in cases.EXAMPLES])
@@ -158,16 +148,7 @@ def test_example_round_trip_and_parse(features):
 # parse_example / parse_single_example
 # ---------------------------------------------------------------------------------------------
 def feature_spec(spec):
-    out = {}
-    for key, s in spec.items():
-        if s[0] == "fixed":
-            out[key] = tf.io.FixedLenFeature(s[1], getattr(tf, s[2]), default_value=s[3])
-        elif s[0].startswith("seq"):
-            out[key] = tf.io.FixedLenSequenceFeature(s[1], getattr(tf, s[2]), allow_missing=s[0] == "seq",
-                                                     default_value=s[3])
-        else:
-            out[key] = tf.io.VarLenFeature(getattr(tf, s[1]))
-    return out
+    return cases.feature_spec(tf, spec)
 
 
 def _has_sparse():
