@@ -31,7 +31,7 @@ before it (``pyproject.toml`` declares the order; ``tests/test_layers.py`` check
 10. ``data/`` (``tf.data``), ``distribute/`` (``tf.distribute``), ``keras/``,
     ``train`` and ``saved_model``, and ``viz/`` (pictures of tapes and graphs).
 """
-__version__ = "2.21.0+engine"
+__version__ = "2.21.0"   # the TensorFlow release the engine follows (tf.version)
 
 from . import framework  # noqa: F401
 from .framework import dtypes as _dtypes
@@ -90,6 +90,7 @@ from . import saved_model  # noqa: F401,E402
 from .ops.logging_ops import print  # noqa: F401,E402,A004
 from .framework.graph_io import import_graph_def  # noqa: F401,E402
 from . import graph_util, io  # noqa: F401,E402
+from . import version  # noqa: F401,E402  (tf.version)
 from . import debugging  # noqa: F401,E402
 from . import autograph, compat, config, data, dtypes, errors, linalg, math, nest, nn, random, test  # noqa: F401,E402
 from . import image  # noqa: F401,E402  (tf.image)

@@ -199,9 +199,9 @@ class LoggingTape(tf.GradientTape):
     """The engine's tape, printing each op the engine offers it."""
 
     def record_operation(self, op_def, inputs, attrs, outputs):
-        before = len(self._records)
+        before = len(self._entries)
         super().record_operation(op_def, inputs, attrs, outputs)
-        verdict = "recorded" if len(self._records) > before else "dropped"
+        verdict = "recorded" if len(self._entries) > before else "dropped"
         print(f"  offered {op_def.name:<8} inputs {[t._id for t in inputs]} -> {verdict}")
 
 

@@ -169,7 +169,8 @@ viz.draw_graph(go, before_after=opt_plan)
 
 # %% [markdown]
 # The plan now has four lines of work, and the fused chain is itself generated code that allocates
-# one buffer and computes in place (`out=`):
+# one buffer and computes in place: a ufunc's last argument is its output buffer (`add(t0, t1, t0)` is
+# NumPy's `add(t0, t1, out=t0)`, which writes into `t0`):
 
 # %%
 print(opt_plan.source)

@@ -125,11 +125,13 @@ class GradientTape(metaclass=_TapeSeamMeta):
         # ``_records is None`` means "no tape yet" (TF: ``self._tape is None``): never entered, or a
         # non-persistent tape whose gradient was taken. Entering the tape then starts a fresh one.
         self._records = None
+        self._log = None
         self._watched = set()
         self._variables = {}
 
     def _reset_state(self):
-        self._records = []           # what was recorded: RecordedOps, or their arguments as a tuple
+        self._records = []           # the recorded ops read so far, as RecordedOps (see _entries)
+        self._log = []               # what was recorded since, in the flat form of the end of the file
         self._watched = set()        # ids of watched tensors and variables
         self._variables = {}         # id -> Variable
 
@@ -211,12 +213,10 @@ class GradientTape(metaclass=_TapeSeamMeta):
     def record_operation(self, op_def, inputs, attrs, outputs):
         """Offered every op the dispatcher runs while this tape is active.
 
-        It runs once per op executed under the tape, so it does the least it can:
-        check that an input is watched, watch the outputs, and append one tuple
-        ``(op_def, inputs, outputs, attrs)`` where values the gradient does not read
-        are already reduced to ``(shape, dtype, id)`` (see :func:`_shape_only`).
-        Tensor ids, ``_Meta`` records and :class:`RecordedOp` objects are built
-        later, only if a gradient is asked for (:attr:`_entries`).
+        Keep the op if one of its inputs is watched and it has a gradient; then its
+        outputs are watched too. What is kept of each input and output is what the
+        op's gradient reads (its row's ``saves_inputs``/``saves_outputs``): the tensor
+        itself, or only its shape, dtype and id (see "Storage" at the end of the file).
         """
         watched = self._watched
         for t in inputs:
@@ -228,25 +228,20 @@ class GradientTape(metaclass=_TapeSeamMeta):
             return  # not differentiable: outputs stay unwatched
         for o in outputs:
             watched.add(o._id)
-        keep = op_def.saves_inputs
-        if op_def.resource_input:
-            kept_in = inputs   # a variable read: the variable itself (it outlives the tape; nothing to copy)
-        else:
-            kept_in = tuple(inputs) if keep is True else _shape_only(inputs) if keep is False else \
-                _keep(inputs, keep)
-        keep = op_def.saves_outputs
-        if keep is False and len(outputs) == 1:
-            # Fast path: ``_shape_only(outputs)`` for the usual single output, inline (one call less per
-            # recorded op). A symbolic output (no ``_value``) takes the general path, as there.
+        if op_def.saves_outputs is False and len(outputs) == 1 and not op_def.saves_inputs and \
+                len(inputs) == 2 and not op_def.resource_input:
+            # The commonest record, spelled out (recording runs for every op under a tape): ``a + b``,
+            # no value kept. The same entries as :func:`_log_op` appends.
+            x, y = inputs
             try:
-                v = o._value   # (``o``: the only output, from the loop above)
-                kept_out = ((v.shape, v.dtype, o._id),)
-            except AttributeError:
-                kept_out = _shape_only(outputs)
-        else:
-            kept_out = tuple(outputs) if keep is True else _shape_only(outputs) if keep is False else \
-                _keep(outputs, keep)
-        self._records.append((op_def, kept_in, kept_out, attrs))
+                xv, yv, v = x._value, y._value, o._value   # (``o``: the only output, from the loop above)
+            except AttributeError:   # a symbolic tensor (a tape inside tf.function)
+                pass
+            else:
+                self._log += (op_def, attrs, 2, 1, xv.shape, xv.dtype, x._id, yv.shape, yv.dtype, y._id,
+                              v.shape, v.dtype, o._id)
+                return
+        _log_op(self._log, op_def, inputs, attrs, outputs)
 
     def record_custom(self, op_type, inputs, outputs, backward):
         """Record an op whose gradient is an arbitrary function (custom_gradient, tf.function calls)."""
@@ -255,7 +250,7 @@ class GradientTape(metaclass=_TapeSeamMeta):
             return
         output_ids = tuple(o._id for o in outputs)
         watched.update(output_ids)
-        self._records.append(RecordedOp(
+        self._log += (None, RecordedOp(
             None, op_type, _keep(inputs, False), _keep(outputs, False), {},
             tuple(t._id for t in inputs), output_ids, backward))
 
@@ -265,9 +260,9 @@ class GradientTape(metaclass=_TapeSeamMeta):
         records = self._records
         if records is None:
             return None
-        for i, r in enumerate(records):
-            if type(r) is tuple:
-                records[i] = _materialize(r)
+        if self._log:
+            records += _read_log(self._log)
+            self._log = []
         return records
 
     # --- control ------------------------------------------------------------------------
@@ -345,7 +340,7 @@ class GradientTape(metaclass=_TapeSeamMeta):
             seeds = [_as_tensor(g) for g in nest.flatten(output_gradients)]
         grads = imperative_grad(self._entries, flat_targets, flat_sources, seeds, unconnected_gradients)
         if not self._persistent:
-            self._records = None
+            self._records = self._log = None
             self._watched = set()
         kind = type(sources)
         if _plain_leaf(kind):
@@ -397,7 +392,7 @@ class GradientTape(metaclass=_TapeSeamMeta):
                 [0] + src.shape.as_list(), dtype=src.dtype)
             out.append(array_ops.reshape(stacked, target.shape.as_list() + src.shape.as_list()))
         if not self._persistent:
-            self._records = None
+            self._records = self._log = None
             self._watched = set()
         return nest.pack_sequence_as(sources, out)
 
@@ -458,7 +453,7 @@ class GradientTape(metaclass=_TapeSeamMeta):
             stacked = array_ops.stack(rows, axis=1)  # (batch, inner, *source[1:])
             result = array_ops.reshape(stacked, out_shape)
         if not self._persistent:
-            self._records = None
+            self._records = self._log = None
             self._watched = set()
         return result
 
@@ -875,78 +870,96 @@ def _keep(tensors, keep):
     return tuple([t if i in keep or i - n in keep else _meta(t) for i, t in enumerate(tensors)])
 
 
-def _shape_only(tensors):
-    """What :meth:`GradientTape.record_operation` keeps of values a gradient does not read.
+# The log. A tape records every op on a path from a watched tensor, thousands in a long
+# step, and most records are read once, by one backward walk, if at all. So recording
+# appends to one flat list, and RecordedOps are built only when a gradient is asked for
+# (:func:`_read_log`). One op takes
+#
+#     op_def, attrs, number of inputs, number of outputs, then three entries per tensor:
+#         tensor, None, None        a value the gradient reads (or a variable, or a symbolic tensor)
+#         shape, dtype, id          a value it does not read: NumPy's shape tuple and dtype
+#
+# and an op with a backward of its own (custom_gradient, a tf.function call) takes
+# ``None, RecordedOp``. The flat list is also what keeps recording cheap for Python's
+# garbage collector: it holds no new container per op that the collector must keep
+# scanning (a tuple of ints is dropped from its lists at its first pass), where a tuple
+# per record would add thousands of live objects to every collection.
+def _log_op(log, op_def, inputs, attrs, outputs):
+    """Append one op to the log: the entries described above."""
+    keep_inputs = True if op_def.resource_input else op_def.saves_inputs   # a variable op keeps its variable
+    keep_outputs = op_def.saves_outputs
+    if keep_outputs is False and len(outputs) == 1:
+        # Common records, spelled out: one output whose value is dropped, one input whose value is
+        # dropped (``Neg``) or kept (a variable read, ``Relu``'s input). The same entries as the
+        # general path below.
+        try:
+            (o,) = outputs
+            v = o._value
+            n = len(inputs)
+            if n == 1:
+                (x,) = inputs
+                if keep_inputs is True:
+                    log += (op_def, attrs, 1, 1, x, None, None, v.shape, v.dtype, o._id)
+                    return
+                if keep_inputs is False:
+                    xv = x._value
+                    log += (op_def, attrs, 1, 1, xv.shape, xv.dtype, x._id, v.shape, v.dtype, o._id)
+                    return
+        except AttributeError:   # a symbolic tensor (a tape inside tf.function): the general path keeps it
+            pass
+    log += (op_def, attrs, len(inputs), len(outputs))
+    _store(log, inputs, keep_inputs)
+    _store(log, outputs, keep_outputs)
 
-    ``(shape, dtype, id)`` as a plain tuple per tensor (the last line below). A tape
-    records every op on a path from a watched tensor, and most of them never reach a
-    gradient (a later op may not be differentiated at all), so the tuples become
-    :class:`_Meta` records only when a gradient is asked for (:func:`_materialize`).
-    Recording runs for every op executed under a tape, so the one- and two-input cases
-    are spelled out. A symbolic input (no ``_value``: a tape inside ``tf.function``)
-    is kept as it is, as :func:`_keep` does.
-    """
-    try:
-        if len(tensors) == 1:
-            (x,) = tensors
-            v = x._value
-            return ((v.shape, v.dtype, x._id),)
-        if len(tensors) == 2:
-            x, y = tensors
-            v, w = x._value, y._value
-            return ((v.shape, v.dtype, x._id), (w.shape, w.dtype, y._id))
-        return tuple([(t._value.shape, t._value.dtype, t._id) for t in tensors])
-    except AttributeError:
-        return _keep(tensors, False)
 
-
-def _as_recorded_op(record):
-    """A tape record ``(op_def, inputs, outputs, attrs)`` as the :class:`RecordedOp` a gradient function sees.
-
-    Plain ``(shape, dtype, id)`` tuples become :class:`_Meta` records; the tensor ids
-    the backward walk follows are read off the kept tensors and records.
-    """
-    op_def, kept_in, kept_out, attrs = record
-    inputs = tuple([_Meta(x) if type(x) is tuple else x for x in kept_in])
-    outputs = tuple([_Meta(x) if type(x) is tuple else x for x in kept_out])
-    return RecordedOp(op_def, op_def.name, inputs, outputs, attrs, tuple([x._id for x in inputs]),
-                      tuple([x._id for x in outputs]))
-
-
-def _materialize(record):
-    """:func:`_as_recorded_op`, with the commonest records spelled out.
-
-    This runs once per recorded op when a tape's first gradient is asked for, so the
-    usual shapes of record (one output; one or two inputs) build their two tuples
-    directly. They hold exactly what :func:`_as_recorded_op` builds.
-    """
-    op_def, kept_in, kept_out, attrs = record
-    n = len(kept_in)
-    if len(kept_out) != 1 or not 1 <= n <= 2:
-        return _as_recorded_op(record)
-    (o,) = kept_out
-    if type(o) is tuple:
-        o = _Meta(o)
-        outputs, output_ids = (o,), (o[2],)
-    else:                      # e.g. Exp, Relu: the output is kept (or an already-built _Meta)
-        outputs, output_ids = kept_out, (o._id,)
-    if n == 2:
-        x, y = kept_in
-        if type(x) is tuple:
-            x = _Meta(x)
-            xi = x[2]
-        else:
-            xi = x._id
-        if type(y) is tuple:
-            y = _Meta(y)
-            yi = y[2]
-        else:
-            yi = y._id
-        return RecordedOp(op_def, op_def.name, (x, y), outputs, attrs, (xi, yi), output_ids)
-    (x,) = kept_in
-    if type(x) is tuple:
-        x = _Meta(x)
-        xi = x[2]
+def _store(log, tensors, keep):
+    """Append the three entries of each of ``tensors`` to ``log``, keeping the values ``keep`` names."""
+    if keep is False:
+        for t in tensors:
+            try:
+                v = t._value
+                log += (v.shape, v.dtype, t._id)
+            except AttributeError:   # a symbolic tensor (a tape inside tf.function): kept, it holds no data
+                log += (t, None, None)
+    elif keep is True:
+        for t in tensors:
+            log += (t, None, None)
     else:
-        xi = x._id
-    return RecordedOp(op_def, op_def.name, (x,), outputs, attrs, (xi,), output_ids)
+        n = len(tensors)
+        for i, t in enumerate(tensors):
+            _store(log, (t,), i in keep or i - n in keep)
+
+
+def _read_log(log):
+    """The log's ops as :class:`RecordedOp` s, in recording order."""
+    entries = []
+    i, end = 0, len(log)
+    while i < end:
+        op_def = log[i]
+        if op_def is None:   # a custom op: its RecordedOp is already built
+            entries.append(log[i + 1])
+            i += 2
+            continue
+        attrs, n_in, n_out = log[i + 1], log[i + 2], log[i + 3]
+        i += 4
+        inputs, input_ids = _read_tensors(log, i, n_in)
+        i += 3 * n_in
+        outputs, output_ids = _read_tensors(log, i, n_out)
+        i += 3 * n_out
+        entries.append(RecordedOp(op_def, op_def.name, inputs, outputs, attrs, input_ids, output_ids))
+    return entries
+
+
+def _read_tensors(log, i, n):
+    """``n`` tensors of the log from index ``i``: the kept ones as they are, the others as :class:`_Meta`."""
+    tensors, ids = [], []
+    for k in range(i, i + 3 * n, 3):
+        first = log[k]
+        if type(first) is tuple:   # a shape: the value was not kept
+            t = _Meta((first, log[k + 1], log[k + 2]))
+            ids.append(t[2])
+        else:
+            t = first
+            ids.append(t._id)
+        tensors.append(t)
+    return tuple(tensors), tuple(ids)

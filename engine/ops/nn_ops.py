@@ -487,12 +487,18 @@ def _may_be_nonzero(t):
 
     Multi-output ops receive zeros for outputs nothing used. When no outer tape
     records the backward pass, skipping a term multiplied by such zeros changes
-    no value and saves work; when one does (higher-order gradients) or in a
-    graph, the exact formula is always built.
+    no value and saves work; when one does (higher-order gradients), the exact
+    formula is built. In a graph, as TF's ``IsZero``: a gradient made by a
+    ``ZerosLike``/``Zeros`` node is zero whatever the inputs (and nothing flows
+    back through it), so the term is skipped; any other symbolic gradient may
+    be nonzero.
     """
     if t is None:
         return False
-    if ctx.tapes or not isinstance(t, EagerTensor):
+    if not isinstance(t, EagerTensor):
+        node = getattr(t, "op", None)
+        return getattr(node, "type", None) not in ("ZerosLike", "Zeros")
+    if ctx.tapes:
         return True
     value = t._value
     if type(value) is np.ndarray:   # (the same answer as ``value.any()``, from one C call: about half the time)

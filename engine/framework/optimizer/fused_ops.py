@@ -225,13 +225,15 @@ class ElementwiseProgram:
         """``t{j} = ...``: the ufuncs in turn; the first takes the arguments, then the row's constant operands."""
         names, constants = ufunc
         first = f"{names[0]}({', '.join(list(args) + [repr(c) for c in constants])}"
+        # (The output buffer is passed as the ufunc's last positional argument, ``add(x, y, out)``: the
+        # same call as ``out=out``, which NumPy parses more slowly, a good part of a small array's time.)
         if out:                      # every ufunc writes the dead buffer ``out``
-            code = f"{first}, out={out})"
+            code = f"{first}, {out})"
             for name in names[1:]:
-                code = f"{name}({code}, out={out})"
+                code = f"{name}({code}, {out})"
             return f"t{j} = {code}"
         if len(names) > 1 and has_buffer:   # the first ufunc makes a buffer, the others work in it
-            return f"t{j} = {first}); " + "; ".join(f"{name}(t{j}, out=t{j})" for name in names[1:])
+            return f"t{j} = {first}); " + "; ".join(f"{name}(t{j}, t{j})" for name in names[1:])
         code = f"{first})"
         for name in names[1:]:
             code = f"{name}({code})"
