@@ -54,6 +54,7 @@ class Seam:
         self.kind = kind
         self.on_change = on_change
         self._active = []           # what ``using`` installed, innermost last
+        self.replaced = False       # True while a ``using`` block has put another implementation in this slot
 
     @property
     def current(self):
@@ -65,10 +66,6 @@ class Seam:
             return tuple(self._active)
         return self._active[-1] if self._active else self.reference
 
-    @property
-    def replaced(self):
-        """True while a ``using`` block has put another implementation in this slot."""
-        return bool(self._active)
 
     def check(self, implementation):
         """Refuse an implementation that lacks part of the protocol, naming what is missing."""
@@ -133,6 +130,7 @@ def using(**implementations):
             chosen.append((slot, slot.check(implementation)))
     for slot, implementation in chosen:
         slot._active.append(implementation)
+        slot.replaced = True
         if slot.on_change is not None:
             slot.on_change()
     try:
@@ -144,5 +142,6 @@ def using(**implementations):
                 if slot._active[i] is implementation:
                     del slot._active[i]
                     break
+            slot.replaced = bool(slot._active)
             if slot.on_change is not None:
                 slot.on_change()

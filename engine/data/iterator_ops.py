@@ -8,7 +8,7 @@ sees: eager tensors on the host CPU packed as ``element_spec``
 until ``StopIteration``; Keras' ``fit`` consumes datasets the same way.
 """
 from ..framework import dtypes
-from ..framework.errors import InvalidArgumentError, OutOfRangeError
+from ..framework.errors import InvalidArgumentError, OpError, OutOfRangeError, finish_op_message
 from ..framework.tensor import constant
 from ..util import nest
 from . import graph_ops, structure
@@ -155,7 +155,13 @@ class OwnedIterator:
         return self
 
     def __next__(self):
-        return structure.to_tensors(self._element_spec, next(self._iterator))
+        try:
+            return structure.to_tensors(self._element_spec, next(self._iterator))
+        except OpError as error:   # TF: the error of the op that computes the next element
+            if "[Op:IteratorGetNext]" not in error.message:
+                error.message = finish_op_message(f"{error.message} [Op:IteratorGetNext]")
+                error.args = (error.message,)
+            raise
 
     def next(self):
         return self.__next__()

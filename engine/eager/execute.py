@@ -24,7 +24,7 @@ checks: :func:`execute_binary` (``a + b`` on two host tensors) and
 from ..framework.backend import NUMPY
 from ..framework.context import ctx
 from ..framework.device import default_device
-from ..framework.errors import InvalidArgumentError, OpError
+from ..framework.errors import InvalidArgumentError, OpError, finish_op_message
 from ..framework.floating_point import FP_IGNORE, FP_STATE
 from ..framework.func_graph import out_of_scope_error
 from ..framework.registry import InferenceContext, format_shapes
@@ -186,7 +186,7 @@ def explain_failure(op, inputs, attrs, exc):
     """Build the user-facing error for a failed kernel."""
     if isinstance(exc, OpError):
         if "[Op:" not in exc.message:
-            exc.message = f"{exc.message} [Op:{op.name}]"
+            exc.message = finish_op_message(f"{exc.message} [Op:{op.name}]")
             exc.args = (exc.message,)
         return exc
     detail = None

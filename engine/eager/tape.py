@@ -228,6 +228,10 @@ class GradientTape(metaclass=_TapeSeamMeta):
             return  # not differentiable: outputs stay unwatched
         for o in outputs:
             watched.add(o._id)
+        if op_def.resource_input and len(outputs) == 1 and hasattr(o, "_value"):
+            # A variable read (``ReadVariableOp``, eagerly): the variable and the output's id say it all.
+            self._log += (_VARIABLE_READ, op_def, attrs, inputs[0], o._id)
+            return
         if op_def.saves_outputs is False and len(outputs) == 1 and not op_def.saves_inputs and \
                 len(inputs) == 2 and not op_def.resource_input:
             # The commonest record, spelled out (recording runs for every op under a tape): ``a + b``,
@@ -879,8 +883,9 @@ def _keep(tensors, keep):
 #         tensor, None, None        a value the gradient reads (or a variable, or a symbolic tensor)
 #         shape, dtype, id          a value it does not read: NumPy's shape tuple and dtype
 #
-# and an op with a backward of its own (custom_gradient, a tf.function call) takes
-# ``None, RecordedOp``. The flat list is also what keeps recording cheap for Python's
+# a variable read takes ``_VARIABLE_READ, op_def, attrs, variable, output id`` (its gradient is the
+# identity: it needs no shapes, and the shape a record shows is the variable's), and an op with a
+# backward of its own (custom_gradient, a tf.function call) takes ``None, RecordedOp``. The flat list is also what keeps recording cheap for Python's
 # garbage collector: it holds no new container per op that the collector must keep
 # scanning (a tuple of ints is dropped from its lists at its first pass), where a tuple
 # per record would add thousands of live objects to every collection.
@@ -930,6 +935,9 @@ def _store(log, tensors, keep):
             _store(log, (t,), i in keep or i - n in keep)
 
 
+_VARIABLE_READ = "<a variable read>"   # the marker that starts a variable read's entries in the log
+
+
 def _read_log(log):
     """The log's ops as :class:`RecordedOp` s, in recording order."""
     entries = []
@@ -939,6 +947,14 @@ def _read_log(log):
         if op_def is None:   # a custom op: its RecordedOp is already built
             entries.append(log[i + 1])
             i += 2
+            continue
+        if op_def is _VARIABLE_READ:
+            op_def, attrs, variable, output_id = log[i + 1:i + 5]
+            i += 5
+            output = _Meta((tuple(variable.shape.as_list()) if variable.shape.rank is not None else None,
+                            np.dtype(variable.dtype.as_numpy_dtype), output_id))
+            entries.append(RecordedOp(op_def, op_def.name, (variable,), (output,), attrs, (variable._id,),
+                                      (output_id,)))
             continue
         attrs, n_in, n_out = log[i + 1], log[i + 2], log[i + 3]
         i += 4

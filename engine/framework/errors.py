@@ -26,12 +26,32 @@ DATA_LOSS = 15
 UNAUTHENTICATED = 16
 
 
+# How an eager op's error ends, in TF 2.21: ``"... [Op:MatMul] name: "``. TF's generated op wrappers
+# add `` name: `` and the name the op was given when they raise; the engine's ops say which op failed
+# as ``[Op:MatMul]`` at the end of their message, wherever they raise it (a kernel, a check before it),
+# and the registry, which knows each op's row, finishes the text (see ``OpDef.eager_error_name``).
+_op_message_rule = None
+
+
+def set_op_message_rule(rule):
+    """``rule(message) -> message``: called on the text of every new OpError ending with ``]``."""
+    global _op_message_rule
+    _op_message_rule = rule
+
+
+def finish_op_message(message):
+    """The rule applied to a message completed after its error was made (``error.message += " [Op:X]"``)."""
+    return message if _op_message_rule is None else _op_message_rule(message)
+
+
 class OpError(Exception):
     """An error raised while an op ran. ``message`` is the human text; ``op`` the op, if known."""
 
     error_code = UNKNOWN
 
     def __init__(self, node_def=None, op=None, message="", error_code=None, *args):
+        if _op_message_rule is not None and isinstance(message, str) and message.endswith("]"):
+            message = _op_message_rule(message)
         super().__init__(message)
         self.node_def = node_def
         self.op = op

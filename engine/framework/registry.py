@@ -29,8 +29,11 @@ Because every path reads the row, :func:`override` can swap an op's kernel or
 gradient for a block and the whole engine follows.
 """
 import contextlib
+import re
 
+from . import errors
 from .backend import NUMPY, array_module
+from .context import ctx
 from .floating_point import INLINE, quietly
 
 from .op_def_library import parse_inputs
@@ -112,19 +115,25 @@ class OpDef:
     ``quiet_fp``
         The kernel runs in NumPy's "ignore" floating-point error state: ``exp(1000.)``
         is ``inf`` without a warning, as in TF (see ``floating_point.py``).
+    ``eager_error_name``
+        How TF 2.21's eager error for this op ends: ``"... [Op:MatMul] name: "``. TF's
+        generated op wrappers append `` name: `` and the name they were given, and most
+        public functions pass one (an empty name scope eagerly, ``""``; or their own,
+        ``"concat"``); ``None`` for the ops whose public function passes none
+        (``tf.reshape``: ``"... [Op:Reshape]"``).
     """
 
     __slots__ = ("name", "make_kernel", "infer", "grad", "num_outputs", "stateful",
                  "saves_inputs", "saves_outputs", "_kernels", "cpu_kernel", "needs_runtime", "doc",
                  "dtypes", "np_dtypes", "ufunc", "elementwise", "linear", "commutative", "forwarding",
                  "random", "resource_input", "subgraphs", "quiet_fp", "overridden", "door_kernel", "ufunc_args",
-                 "persistent", "shape_only", "signature", "type_attrs")
+                 "persistent", "shape_only", "signature", "type_attrs", "eager_error_name")
 
     def __init__(self, name, kernel, infer=None, grad=None, num_outputs=1, stateful=False,
                  saves_inputs=True, saves_outputs=True, needs_runtime=False, doc="",
                  dtypes=None, ufunc=None, elementwise=False, linear=None, commutative=False,
                  forwarding=False, random=False, resource_input=False, subgraphs=False, quiet_fp=False, ufunc_args=(),
-                 persistent=False, shape_only=None, inputs=None, type_attrs=None):
+                 persistent=False, shape_only=None, inputs=None, type_attrs=None, eager_error_name=""):
         self.name = name
         self.make_kernel = kernel
         self.infer = infer
@@ -156,6 +165,7 @@ class OpDef:
         self.door_kernel = None              # the NumPy kernel as eager dispatch calls it (see ``kernel``)
         self.signature = parse_inputs(inputs)   # TF's op definition: a tuple of op_def_library.Arg, or None
         self.type_attrs = {k: (None if v is None else frozenset(v)) for k, v in (type_attrs or {}).items()}
+        self.eager_error_name = eager_error_name
 
     def kernel(self, backend):
         """The compiled kernel for one backend (built on first use, then cached).
@@ -192,6 +202,26 @@ def register_op(name, kernel, infer=None, grad=None, **options):
     op = OpDef(name, kernel, infer, grad, **options)
     _REGISTRY[name] = op
     return op
+
+
+_OP_AT_END = re.compile(r"\[Op:(\w+)\]$")
+
+
+def _finish_eager_op_message(message):
+    """``"... [Op:MatMul]"`` -> ``"... [Op:MatMul] name: "``, as TF's eager errors end (see ``errors.py``).
+
+    Only eagerly (TF's graph-building errors have no ``[Op:...]``), and as the op's row says:
+    ``eager_error_name`` is the name TF's wrapper passes, or ``None`` for none.
+    """
+    match = _OP_AT_END.search(message)
+    if match is None or ctx.graph is not None:
+        return message
+    row = _REGISTRY.get(match.group(1))   # (not a row: a function call, ``[Op:__inference_f_12]``; TF adds nothing)
+    name = None if row is None else row.eager_error_name
+    return message if name is None else f"{message} name: {name}"
+
+
+errors.set_op_message_rule(_finish_eager_op_message)
 
 
 def get_op(name):

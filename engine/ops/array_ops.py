@@ -314,7 +314,7 @@ def _reshape_grad(op, grad):
     return reshape(grad, static_or_dynamic_shape(op.inputs[0])), None
 
 
-_RESHAPE = register_op("Reshape", kernel=_reshape_kernel, infer=_reshape_infer, grad=_reshape_grad,
+_RESHAPE = register_op("Reshape", eager_error_name=None, kernel=_reshape_kernel, infer=_reshape_infer, grad=_reshape_grad,
                        saves_inputs=False, saves_outputs=False, linear="linear")
 
 
@@ -430,7 +430,7 @@ def _fill_grad(op, grad):
     return None, reduce_sum(grad)
 
 
-_FILL = register_op("Fill", kernel=_fill_kernel, infer=_fill_infer, grad=_fill_grad, saves_inputs=False,
+_FILL = register_op("Fill", eager_error_name=None, kernel=_fill_kernel, infer=_fill_infer, grad=_fill_grad, saves_inputs=False,
                     saves_outputs=False)
 
 
@@ -603,7 +603,7 @@ def _pack_infer(ic):
     return [(ic.dtype(0), TensorShape(dims[:axis] + [len(ic.inputs)] + dims[axis:]))]
 
 
-_PACK = register_op("Pack", kernel=_pack_kernel, infer=_pack_infer,
+_PACK = register_op("Pack", eager_error_name='stack', kernel=_pack_kernel, infer=_pack_infer,
                     grad=lambda op, g: unstack(g, num=len(op.inputs), axis=op.attrs.get("axis", 0)),
                     saves_inputs=False, saves_outputs=False, linear="linear", inputs="values: N * T")
 
@@ -660,7 +660,7 @@ def _unpack_infer(ic):
     return [(ic.dtype(0), TensorShape(dims[:axis] + dims[axis + 1:]))] * num
 
 
-_UNPACK = register_op("Unpack", kernel=_unpack_kernel, infer=_unpack_infer,
+_UNPACK = register_op("Unpack", eager_error_name='unstack', kernel=_unpack_kernel, infer=_unpack_infer,
                       grad=lambda op, *grads: stack(list(grads), axis=op.attrs.get("axis", 0)),
                       num_outputs=lambda attrs: attrs["num"], saves_inputs=False, saves_outputs=False,
                       linear="linear")
@@ -762,7 +762,7 @@ def _concat_grad(op, grad):
     return list(parts) + [None]
 
 
-_CONCAT = register_op("ConcatV2", kernel=_concat_kernel, infer=_concat_infer, grad=_concat_grad,
+_CONCAT = register_op("ConcatV2", eager_error_name='concat', kernel=_concat_kernel, infer=_concat_infer, grad=_concat_grad,
                       saves_inputs=(-1,), saves_outputs=False, linear="linear",
                       inputs="values: N * T, axis: Tidx", type_attrs={"Tidx": [dtypes.int32, dtypes.int64]},
                       doc="Join tensors along an existing axis. The gradient needs only the axis value (the last "
@@ -835,7 +835,7 @@ def _split_infer(ic):
     return [(dtype, TensorShape(dims))] * num
 
 
-_SPLIT = register_op("Split", kernel=_split_kernel, infer=_split_infer,
+_SPLIT = register_op("Split", eager_error_name='split', kernel=_split_kernel, infer=_split_infer,
                      grad=lambda op, *grads: (None, concat(list(grads), op.inputs[0])),
                      num_outputs=lambda attrs: attrs["num_split"], saves_inputs=(0,), saves_outputs=False,
                      linear="linear")
@@ -917,7 +917,7 @@ def _splitv_infer(ic):
     return [(dtype, TensorShape(dims[:d] + [v] + dims[d + 1:])) for v in out]
 
 
-_SPLITV = register_op("SplitV", kernel=_splitv_kernel, infer=_splitv_infer,
+_SPLITV = register_op("SplitV", eager_error_name='split', kernel=_splitv_kernel, infer=_splitv_infer,
                       grad=lambda op, *grads: (concat(list(grads), op.inputs[2]), None, None),
                       num_outputs=lambda attrs: attrs["num_split"], saves_inputs=(2,), saves_outputs=False,
                       linear="linear")
@@ -997,7 +997,7 @@ def _tile_grad(op, grad):
     return g, None
 
 
-_TILE = register_op("Tile", kernel=_tile_kernel, infer=_tile_infer, grad=_tile_grad, saves_inputs=(1,),
+_TILE = register_op("Tile", eager_error_name=None, kernel=_tile_kernel, infer=_tile_infer, grad=_tile_grad, saves_inputs=(1,),
                     saves_outputs=False, linear="linear")
 
 
@@ -1062,7 +1062,7 @@ def _broadcast_to_grad(op, grad):
     return unbroadcast(grad, op.inputs[0]), None
 
 
-_BROADCAST_TO = register_op("BroadcastTo", kernel=_broadcast_to_kernel, infer=_broadcast_to_infer,
+_BROADCAST_TO = register_op("BroadcastTo", eager_error_name=None, kernel=_broadcast_to_kernel, infer=_broadcast_to_infer,
                             grad=_broadcast_to_grad, saves_inputs=False, saves_outputs=False, linear="linear")
 
 
@@ -1160,7 +1160,7 @@ def _pad_grad(op, grad):
     return (g,) + (None,) * (len(op.inputs) - 1)
 
 
-_PAD = register_op("Pad", kernel=_pad_kernel, infer=_pad_infer, grad=_pad_grad, saves_inputs=(1,),
+_PAD = register_op("Pad", eager_error_name=None, kernel=_pad_kernel, infer=_pad_infer, grad=_pad_grad, saves_inputs=(1,),
                    saves_outputs=False, linear="linear")
 _PADV2 = register_op("PadV2", kernel=_pad_kernel, infer=_pad_infer, grad=_pad_grad, saves_inputs=(1,),
                      saves_outputs=False, linear="linear", doc="Pad with a given constant; no gradient for the constant (as TF).")
@@ -1278,7 +1278,7 @@ def _reverse_infer(ic):
     return [(ic.dtype(0), x)]
 
 
-_REVERSE = register_op("ReverseV2", kernel=_reverse_kernel, infer=_reverse_infer,
+_REVERSE = register_op("ReverseV2", eager_error_name=None, kernel=_reverse_kernel, infer=_reverse_infer,
                        grad=lambda op, g: (reverse(g, op.inputs[1]), None), saves_inputs=(1,), saves_outputs=False,
                        linear="linear")
 
@@ -1570,7 +1570,7 @@ def _scatter_nd_infer(ic):
 
 
 _SCATTER_ND = register_op(
-    "ScatterNd", kernel=_scatter_nd_kernel, infer=_scatter_nd_infer,
+    "ScatterNd", eager_error_name=None, kernel=_scatter_nd_kernel, infer=_scatter_nd_infer,
     grad=lambda op, g: (None, gather_nd(g, op.inputs[0]), None), saves_inputs=(0,), saves_outputs=False,
     linear="linear", doc="Sum ``updates`` into a zero tensor of ``shape`` at ``indices``; duplicates add up.")
 
@@ -1677,7 +1677,7 @@ def _one_hot_infer(ic):
     return [(ic.dtype(2), TensorShape(dims[:axis] + [d] + dims[axis:]))]
 
 
-_ONE_HOT = register_op("OneHot", kernel=_one_hot_kernel, infer=_one_hot_infer,
+_ONE_HOT = register_op("OneHot", eager_error_name=None, kernel=_one_hot_kernel, infer=_one_hot_infer,
                        inputs="indices: TI, depth: int32, on_value: T, off_value: T",
                        type_attrs={"TI": _ONE_HOT_INDICES})
 
@@ -1738,7 +1738,7 @@ def _select_infer(ic):
     return [(ic.dtype(1), _shapes.broadcast_shapes(s, ic.shape(2), "SelectV2"))]
 
 
-_SELECT = register_op("SelectV2", kernel=_select_kernel, infer=_select_infer,
+_SELECT = register_op("SelectV2", eager_error_name=None, kernel=_select_kernel, infer=_select_infer,
                       grad=_select_grad, saves_inputs=(0,), saves_outputs=False,
                       inputs="condition: bool, t: T, e: T")
 
@@ -1996,7 +1996,7 @@ def _transpose_grad(op, grad):
     return transpose(grad, invert_permutation(perm)), None
 
 
-_TRANSPOSE = register_op("Transpose", kernel=_transpose_kernel, infer=_transpose_infer, grad=_transpose_grad,
+_TRANSPOSE = register_op("Transpose", eager_error_name=None, kernel=_transpose_kernel, infer=_transpose_infer, grad=_transpose_grad,
                          saves_inputs=(1,), saves_outputs=False, linear="linear")
 
 

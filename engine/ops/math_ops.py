@@ -917,7 +917,8 @@ def _bool_only(op_name, make_kernel, unary, **traits):
     return register(op_name, make_kernel, None, _BOOL, quiet_fp=False, **traits)
 
 
-_LOGICAL_AND = _bool_only("LogicalAnd", lambda xp: xp.logical_and, False, ufunc="logical_and", commutative=True)
+_LOGICAL_AND = _bool_only("LogicalAnd", lambda xp: xp.logical_and, False, ufunc="logical_and", commutative=True,
+                          eager_error_name=None)
 
 
 def logical_and(x, y, name=None):

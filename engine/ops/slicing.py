@@ -248,7 +248,7 @@ def _strided_slice_grad(op, grad):
     return execute(_STRIDED_SLICE_GRAD, (x_shape, begin, end, strides, grad), attrs), None, None, None
 
 
-_STRIDED_SLICE = register_op("StridedSlice", kernel=_strided_slice_kernel, infer=_strided_slice_infer,
+_STRIDED_SLICE = register_op("StridedSlice", eager_error_name='strided_slice/', kernel=_strided_slice_kernel, infer=_strided_slice_infer,
                              grad=_strided_slice_grad, saves_inputs=(1, 2, 3), saves_outputs=False,
                              linear="linear", doc="NumPy-style basic indexing: ranges with steps, integers, ..., new axes.")
 
@@ -350,7 +350,7 @@ def _slice_grad(op, grad):
     return array_ops.pad(grad, paddings), None, None
 
 
-_SLICE = register_op("Slice", kernel=_slice_kernel, infer=_slice_infer, grad=_slice_grad, saves_inputs=(1,),
+_SLICE = register_op("Slice", eager_error_name=None, kernel=_slice_kernel, infer=_slice_infer, grad=_slice_grad, saves_inputs=(1,),
                      saves_outputs=False, linear="linear", doc="A contiguous block: ``begin`` and ``size`` per dimension.")
 
 
