@@ -518,13 +518,19 @@ class FunctionTracer:
 
 
 def _set_outputs(graph, result):
-    """``graph.set_outputs(result)``; composites in ``result`` (a RaggedTensor) are returned as their
-    component tensors, and ``structured_outputs`` rebuilds them (``expand_composites``). An eager tensor
-    among the outputs (a captured value returned as it is, such as the row splits of ``rt * x`` for a
-    captured ``rt``) is returned through an ``Identity`` node of the graph, which captures it."""
+    """``graph.set_outputs(result)``, each output tensor through an ``Identity`` node, as TF's FuncGraphs.
+
+    TF returns every output of a traced function through an ``Identity`` (``Identity``,
+    ``Identity_1``, ...: what ``graph.as_graph_def()`` lists last); the graph optimizer
+    removes them again before running. An eager tensor among the outputs (a captured value
+    returned as it is) is captured by its ``Identity``. A tensor of another graph (leaked
+    from a loop body) is left for ``set_outputs`` to refuse. Composites in ``result`` (a
+    RaggedTensor) are returned as their component tensors, and ``structured_outputs``
+    rebuilds them (``expand_composites``)."""
     flat = nest.flatten(result, expand_composites=True)
-    if any(type(t) is EagerTensor for t in flat):
-        flat = [array_ops.identity(t) if type(t) is EagerTensor else t for t in flat]
+    if any(isinstance(t, Tensor) for t in flat):
+        flat = [array_ops.identity(t) if type(t) is EagerTensor or (isinstance(t, Tensor) and t.graph is graph)
+                else t for t in flat]
         result = nest.pack_sequence_as(result, flat, expand_composites=True)
     if len(flat) == len(nest.flatten(result)):
         graph.set_outputs(result)
