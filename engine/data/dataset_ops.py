@@ -78,6 +78,12 @@ _IMPLEMENTATIONS = {}
 """
 
 
+def _renamed(dataset, repr_name):
+    """``dataset``, whose ``repr`` now shows ``repr_name`` (TF's class for what the engine built otherwise)."""
+    dataset._repr_name = repr_name
+    return dataset
+
+
 def implements(method):
     """Class or function decorator, used by the modules that define the nodes: the decorated object builds
     what ``Dataset.<method>`` returns (``@implements("map") class _MapDataset(_UnaryDataset)``)."""
@@ -171,7 +177,8 @@ class Dataset:
         maps sequentially, so the order is always deterministic.
         """
         _check_parallelism(num_parallel_calls)
-        return _IMPLEMENTATIONS["map"](self, map_func)
+        dataset = _IMPLEMENTATIONS["map"](self, map_func)
+        return dataset if num_parallel_calls is None else _renamed(dataset, "_ParallelMapDataset")
 
     def filter(self, predicate, name=None):
         """Keep the elements for which ``predicate`` (traced once) returns a scalar ``tf.bool`` True."""
@@ -184,7 +191,8 @@ class Dataset:
         dimension is static (``element_spec`` shows it instead of ``None``).
         """
         _check_parallelism(num_parallel_calls, "ParallelBatchDataset")
-        return _IMPLEMENTATIONS["batch"](self, batch_size, drop_remainder)
+        dataset = _IMPLEMENTATIONS["batch"](self, batch_size, drop_remainder)
+        return dataset if num_parallel_calls is None else _renamed(dataset, "_ParallelBatchDataset")
 
     def padded_batch(self, batch_size, padded_shapes=None, padding_values=None, drop_remainder=False, name=None):
         """Batch elements of different shapes, padding each component at the end (see ``padding.py``).
@@ -205,7 +213,8 @@ class Dataset:
         sequentially, so the order is always the deterministic one.
         """
         _check_parallelism(num_parallel_calls, "ParallelInterleaveDatasetV4")
-        return _IMPLEMENTATIONS["interleave"](self, map_func, cycle_length, block_length)
+        dataset = _IMPLEMENTATIONS["interleave"](self, map_func, cycle_length, block_length)
+        return dataset if num_parallel_calls is None else _renamed(dataset, "_ParallelInterleaveDataset")
 
     def group_by_window(self, key_func, reduce_func, window_size=None, window_size_func=None, name=None):
         """Group elements by ``key_func`` (an int64 scalar) into windows, each reduced by ``reduce_func(key, window)``
@@ -279,9 +288,9 @@ class Dataset:
         if not 0 <= index < num_shards:
             raise InvalidArgumentError(
                 None, None, f"Index must be between 0 and {num_shards - 1} (currently index = {index}).")
-        return self.enumerate().filter(
+        return _renamed(self.enumerate().filter(
             lambda i, *_: math_ops.equal(math_ops.floormod(i, num_shards), index)).map(
-            lambda i, *element: element[0] if len(element) == 1 else element)
+            lambda i, *element: element[0] if len(element) == 1 else element), "_ShardDataset")
 
     def concatenate(self, dataset, name=None):
         """The elements of this dataset followed by those of ``dataset`` (same structure and dtypes)."""
@@ -290,7 +299,7 @@ class Dataset:
     def flat_map(self, map_func, name=None):
         """Map each element to a dataset and produce their elements in turn (``interleave`` with one open
         dataset; ``map_func`` is called eagerly, see ``nested.py``)."""
-        return _IMPLEMENTATIONS["interleave"](self, map_func, 1, 1)
+        return _renamed(_IMPLEMENTATIONS["interleave"](self, map_func, 1, 1), "_FlatMapDataset")
 
     def window(self, size, shift=None, stride=1, drop_remainder=False, name=None):
         """Windows of ``size`` elements (every ``stride``-th), one every ``shift`` elements; each window is a
@@ -312,7 +321,7 @@ class Dataset:
     def rebatch(self, batch_size, drop_remainder=False, name=None):
         """Re-cut batched elements into batches of ``batch_size`` (``unbatch().batch(batch_size)``, as TF
         does for a scalar ``batch_size``)."""
-        return self.unbatch().batch(batch_size, drop_remainder)
+        return _renamed(self.unbatch().batch(batch_size, drop_remainder), "_RebatchDataset")
 
     def ignore_errors(self, log_warning=False, name=None):
         """Skip the elements whose computation raises (e.g. ``tf.debugging.check_numerics`` in a ``map``)."""
@@ -401,8 +410,13 @@ class Dataset:
 
     __nonzero__ = __bool__
 
+    _repr_name = None
+    """The class name ``repr`` shows, where it differs from the node's own: TF's name for the dataset it
+    builds (``from_generator`` prints ``_FlatMapDataset``, a parallel ``map`` ``_ParallelMapDataset``...).
+    A class attribute, or set on one instance by ``_renamed``."""
+
     def __repr__(self):
-        return f"<{type(self).__name__} element_spec={self.element_spec!r}>"
+        return f"<{self._repr_name or type(self).__name__} element_spec={self.element_spec!r}>"
 
     # ------------------------------------------------------------------------------------------
     # What subclasses provide

@@ -3,7 +3,7 @@ import numpy as np
 
 from ..framework import dtypes
 from ..ops import math_ops
-from .dataset_ops import AUTOTUNE, INFINITE_CARDINALITY, UNKNOWN_CARDINALITY, Dataset
+from .dataset_ops import AUTOTUNE, INFINITE_CARDINALITY, UNKNOWN_CARDINALITY, Dataset, _renamed
 from .extras import choose_from_datasets, sample_from_datasets  # noqa: F401
 from .iterator_ops import Optional  # noqa: F401
 from .options import AutoShardPolicy  # noqa: F401
@@ -27,8 +27,10 @@ def cardinality(dataset):
 def Counter(start=0, step=1, dtype=dtypes.int64):  # noqa: N802  (TF's name)
     """``tf.data.experimental.Counter(start=0, step=1, dtype=tf.int64)``: ``start, start + step, ...`` forever.
 
-    As TF builds it: ``Dataset.range(start, max int64, step)``, cast to ``dtype`` when it is not int64.
+    Built as ``Dataset.range(start, max int64, step)``, cast to ``dtype`` when it is not int64 (TF
+    builds it with ``scan``, so its ``repr`` says ``_ScanDataset``, as here).
     """
     dtype = dtypes.as_dtype(dtype)
     dataset = Dataset.range(start, np.iinfo(np.int64).max, step)
-    return dataset if dtype == dtypes.int64 else dataset.map(lambda x: math_ops.cast(x, dtype))
+    dataset = dataset if dtype == dtypes.int64 else dataset.map(lambda x: math_ops.cast(x, dtype))
+    return _renamed(dataset, "_ScanDataset")

@@ -180,7 +180,10 @@ class _InterleaveIterator:
 # --------------------------------------------------------------------------------------
 class InMemoryDataset(Dataset):
     """Elements already pulled, held in memory: the dataset ``group_by_window``'s ``reduce_func``
-    receives (one window), and each window of ``Dataset.window``."""
+    receives (one window), and each window of ``Dataset.window``. Its ``repr`` says ``_VariantDataset``,
+    as TF's does (TF rebuilds such a dataset from its variant tensor)."""
+
+    _repr_name = "_VariantDataset"
 
     def __init__(self, elements, element_spec):
         self._elements = tuple(elements)

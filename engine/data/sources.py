@@ -210,7 +210,10 @@ class _GeneratorDataset(Dataset):
 
     Deliberate difference: TF runs the generator through a ``py_func`` op; here
     it is called directly by the iterator (in the prefetch thread if there is one).
+    Its ``repr`` says ``_FlatMapDataset``, as TF's does (TF builds it as ``from_tensors`` + ``flat_map``).
     """
+
+    _repr_name = "_FlatMapDataset"
 
     def __init__(self, generator, output_signature, args):
         self._generator = generator

@@ -190,7 +190,10 @@ class _RespecDataset(_UnaryDataset):
 
 @implements("ragged_batch")
 class _RaggedBatchDataset(_BatchDataset):
-    """``ragged_batch(n)``: ``batch``, where elements of different shapes make a RaggedTensor."""
+    """``ragged_batch(n)``: ``batch``, where elements of different shapes make a RaggedTensor (its ``repr``
+    says ``_BatchDataset``, as TF's does)."""
+
+    _repr_name = "_BatchDataset"
 
     def __init__(self, input_dataset, batch_size, drop_remainder, row_splits_dtype):
         super().__init__(_RespecDataset(input_dataset, structure.ragged_spec(input_dataset.element_spec,

@@ -162,6 +162,15 @@ def _short_float(value):
     return text
 
 
+def _check_serialized(data):
+    """protobuf's (upb's) check of what ``ParseFromString``/``MergeFromString`` are given, with its message:
+    the type is named with its module unless it is a builtin (``numpy.ndarray``, ``str``)."""
+    if not isinstance(data, (bytes, bytearray, memoryview)):
+        kind = type(data)
+        name = kind.__qualname__ if kind.__module__ == "builtins" else f"{kind.__module__}.{kind.__qualname__}"
+        raise TypeError(f"expected bytes, {name} found")
+
+
 class _Message:
     """What every message here shares: equality, text format, ``FromString``, ``CopyFrom``, ``Clear``."""
 
@@ -183,14 +192,17 @@ class _Message:
         return message
 
     def ParseFromString(self, data):  # noqa: N802
-        """Replace this message's contents by those parsed from ``data``; returns the number of bytes read."""
-        if not isinstance(data, (bytes, bytearray, memoryview, np.bytes_)):
-            raise TypeError(f"a bytes-like object is required, not '{type(data).__name__}'")
+        """Replace this message's contents by those parsed from ``data``; returns the number of bytes read.
+
+        ``data`` must be ``bytes`` (``bytearray``, ``memoryview``, ``np.bytes_`` too); anything else, a NumPy
+        array or scalar, a ``str``, a tensor, is protobuf's ``TypeError: expected bytes, numpy.int32 found``."""
+        _check_serialized(data)
         self.Clear()
         self.MergeFromString(data)
         return len(data)
 
     def MergeFromString(self, data):  # noqa: N802
+        _check_serialized(data)
         for number, wire_type, value in wire.iter_fields(bytes(data)):
             self._merge_field(number, wire_type, value)
         return len(data)

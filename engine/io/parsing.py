@@ -26,7 +26,7 @@ from ..framework import dtypes
 from ..framework.context import ctx
 from ..framework.errors import InvalidArgumentError
 from ..framework.registry import register_op
-from ..framework.tensor import Tensor, constant, convert_to_tensor
+from ..framework.tensor import constant, convert_to_tensor
 from ..framework.tensor_shape import TensorShape
 from ..ops._dispatch import execute
 from ..ops.array_ops import kernel_outputs, output_list
@@ -268,10 +268,25 @@ def _dense_default(key, feature):
     return default.reshape(shape), shape
 
 
+def _string_input(serialized):
+    """``serialized`` as a string tensor, checked as TF checks it: converted first with its own dtype (a
+    Python int is int32, a NumPy int64 array int64), then, a tensor of another dtype than string is eagerly
+    ``ValueError: Tensor conversion requested dtype string for Tensor with dtype int64: <tf.Tensor: ...>``
+    and, in a graph (``tf.function``, ``Dataset.map``), the op's input check, ``TypeError: Input
+    'serialized' of 'ParseExampleV2' Op has type int64 that does not match expected type of string.``"""
+    serialized = convert_to_tensor(serialized)
+    if serialized.dtype != dtypes.string:
+        if ctx.graph is not None:
+            raise TypeError(f"Input 'serialized' of 'ParseExampleV2' Op has type {serialized.dtype.name} that does "
+                            f"not match expected type of string.")
+        convert_to_tensor(serialized, dtype=dtypes.string)    # raises TF's ValueError, with the tensor's repr
+    return serialized
+
+
 def _parse(serialized, features, single, name):
     if not features:
         raise ValueError("Invalid argument: features cannot be empty.")
-    serialized = serialized if isinstance(serialized, Tensor) else convert_to_tensor(serialized, dtype=dtypes.string)
+    serialized = _string_input(serialized)
     dense_keys, dense_types, dense_shapes, defaults, sparse_keys, sparse_types = [], [], [], [], [], []
     variable = []
     for key in sorted(features):
@@ -332,7 +347,7 @@ def parse_example(serialized, features, example_names=None, name=None):
 
 def parse_single_example(serialized, features, example_names=None, name=None):
     """``tf.io.parse_single_example(serialized, features)``: one serialized Example (a scalar) -> ``{key: tensor}``."""
-    serialized = serialized if isinstance(serialized, Tensor) else convert_to_tensor(serialized, dtype=dtypes.string)
+    serialized = convert_to_tensor(serialized)
     if serialized.shape.rank not in (None, 0):
-        raise ValueError(f"Input serialized must be a scalar, got shape {serialized.shape}.")
+        raise ValueError("Input serialized must be a scalar")
     return _parse(serialized, features, True, name)

@@ -17,7 +17,7 @@ Deliberate differences from Keras are listed in each module's docstring
 while following the same seed rules, ...).
 """
 from . import activations, backend, callbacks, datasets, initializers, layers, losses, metrics, models  # noqa: F401
-from . import optimizers, regularizers, utils  # noqa: F401
+from . import optimizers, preprocessing, regularizers, utils  # noqa: F401
 from .layers import Input, Layer  # noqa: F401
 from .models import Model, Sequential  # noqa: F401
 from . import serialization as _serialization
@@ -26,4 +26,5 @@ from . import serialization as _serialization
 _serialization.BUILTIN_MODULES.extend((layers, models, initializers, regularizers))
 
 __all__ = ["Input", "Layer", "Model", "Sequential", "activations", "backend", "callbacks", "datasets",
-           "initializers", "layers", "losses", "metrics", "models", "optimizers", "regularizers", "utils"]
+           "initializers", "layers", "losses", "metrics", "models", "optimizers", "preprocessing", "regularizers",
+           "utils"]
