@@ -32,13 +32,18 @@ dicts, and :func:`deserialize_value` rebuilds them. Models:
   ``"input_layers"`` and ``"output_layers"``. ``from_config`` re-creates the
   layers and replays the calls in dependency order.
 
-Only the engine's built-in layers (``tf.keras.layers``) are known by name;
-pass ``custom_objects={"MyLayer": MyLayer}`` for others.
+Classes are found again by Keras 3's rules (``serialization.py``): a user's class must be
+registered (``@keras.saving.register_keras_serializable()``) or passed as
+``custom_objects={"MyLayer": MyLayer}``. As in TF 2.21, an unregistered class is not
+found by its module, not even in ``__main__`` or an importable module (``TypeError``:
+"Could not locate class ...").
 
 Whole models: ``model.save("m.keras")`` / ``tf.keras.models.load_model``
 -----------------------------------------------------------------------
-A ``.keras`` file here is a zip holding ``config.json`` (``{"class_name",
-"config", "compile_config"}``), ``metadata.json`` and ``model.weights.npz``
+A ``.keras`` file here is a zip holding ``config.json`` (``{"module", "class_name",
+"config", "compile_config"}``, plus, as Keras 3 writes them, ``"registered_name"`` for
+a user's class and ``"build_config"``, the input shape the model was built with, which
+``load_model`` builds an unbuilt model with), ``metadata.json`` and ``model.weights.npz``
 (the weights format above). **It is not byte-compatible with Keras's
 ``.keras`` files** (those hold HDF5 weights): the engine reads only its own.
 The compile configuration is saved when it is made of names (``optimizer="adam"``,
@@ -59,7 +64,7 @@ import numpy as np
 from . import optimizers
 from .serialization import (deserialize_keras_object, deserialize_value, serialize_keras_object,  # noqa: F401
                             serialize_value)
-from .serialization import SafeModeScope
+from .serialization import SafeModeScope, is_builtin_class
 from .serialization import (CustomObjectScope, custom_object_scope, get_custom_objects,  # noqa: F401
                             get_registered_name, get_registered_object, register_keras_serializable)
 
@@ -199,9 +204,13 @@ def save_model(model, filepath, overwrite=True, zipped=None, **kwargs):
                          f"filepath={filepath}.")
     if not overwrite and os.path.exists(filepath):
         raise FileExistsError(f"{filepath} exists and overwrite=False.")
-    config = {"module": "keras.models" if type(model).__name__ in ("Sequential", "Functional") else
-              type(model).__module__, "class_name": type(model).__name__, "config": model.get_config(),
-              "compile_config": _compile_config(model)}
+    config = serialize_keras_object(model)      # module, class_name, config (and registered_name: a user's class)
+    if is_builtin_class(type(model)):
+        config["module"] = "keras.models"
+    build_config = model.get_build_config()
+    if build_config is not None:
+        config["build_config"] = build_config
+    config["compile_config"] = _compile_config(model)
     weights = io.BytesIO()
     arrays = {"__format__": np.array(FORMAT)}
     for i, weight in enumerate(model.weights):
@@ -234,6 +243,8 @@ def load_model(filepath, custom_objects=None, compile=True, safe_mode=True):  # 
         saved = [weights[k] for k in keys]
     with SafeModeScope(safe_mode):    # safe_mode=True: a Lambda's Python lambda is not loaded (Keras 3)
         model = deserialize_keras_object(config, custom_objects)
+    if not model.built and config.get("build_config"):
+        _build_from_config(model, config["build_config"])
     if not model.built:
         raise ValueError(f"The loaded model '{model.name}' is not built (it has no input shape), so its weights "
                          f"cannot be restored.")
@@ -241,6 +252,21 @@ def load_model(filepath, custom_objects=None, compile=True, safe_mode=True):  # 
     if compile and config.get("compile_config"):
         _recompile(model, config["compile_config"])
     return model
+
+
+def _build_from_config(model, build_config):
+    """Build a loaded model from its saved input shape, as Keras 3's ``Model.build_from_config`` does: a model
+    that cannot be built that way (its ``call`` fails on a symbolic input) gets Keras' warning, and is marked
+    built all the same (its layers build at its first call)."""
+    try:
+        model.build_from_config(build_config)
+    except Exception:  # noqa: BLE001 (Keras 3 catches everything here, and warns)
+        warnings.warn(f"Model '{model.name}' had a build config, but the model cannot be built automatically in "
+                      f"`build_from_config(config)`. You should implement `def build_from_config(self, config)`, "
+                      f"and you might also want to implement the method  that generates the config at saving "
+                      f"time, `def get_build_config(self)`. The method `build_from_config()` is meant to create "
+                      f"the state of the model (i.e. its variables) upon deserialization.", stacklevel=3)
+    model.built = True
 
 
 def _assign(model, keys, saved, filepath):

@@ -10,14 +10,32 @@ Registering (Keras 3's ``register_keras_serializable``, exported as ``tf.keras.u
 and as ``tf.keras.saving.*`` as ``keras.saving`` does): ``@register_keras_serializable(package="MyLayers")``
 records a class or function under ``"MyLayers>Name"`` (:func:`get_registered_name`); a registered class's
 config carries that ``registered_name``, and deserializing finds it there without ``custom_objects``.
-Lookup order, as Keras': ``custom_object_scope`` objects, the registered objects, ``custom_objects``,
-then the built-in classes.
+
+Finding a class again (``deserialize_keras_object``; Keras 3's ``_retrieve_class_or_fn``, as TF 2.21 runs it):
+
+1. the config's ``registered_name`` (default: its ``class_name``) among the ``custom_object_scope``
+   objects, the registered objects, then ``custom_objects``;
+2. a built-in: when ``module`` is ``"keras"`` or ``"keras.*"`` (or one of the engine's own modules), the
+   class of that name among the built-in classes (``BUILTIN_MODULES``); a built-in with a
+   ``registered_name`` other than its class name is a ``ValueError``, as in Keras;
+3. for the other Keras packages (``keras_hub``, ``keras_cv``, ``keras_nlp``) only, the class ``class_name``
+   of the module imported with ``importlib``;
+4. otherwise ``TypeError`` ("Could not locate class ...").
+
+So, as in TF 2.21, a custom class that is neither registered nor passed in ``custom_objects`` is **not**
+found, wherever it is defined: not in ``__main__`` (whose classes are saved with ``"module": None``, as
+Keras saves them), and not in an importable module of the user's either (Keras imports only Keras'
+own packages). Deliberate difference: a config with no ``"module"`` key at all (not ``None``: absent, as
+the engine's functional model configs pass their layers) still finds a built-in by its class name; Keras
+raises ``TypeError`` for it.
 
 This module sits below the layers (``Layer`` uses it), so it imports none of
 them: ``keras/__init__.py`` registers the modules to search. The model configs
 are in ``models/sequential.py`` and ``models/functional.py``; files (weights,
 ``.keras``) in ``saving.py``.
 """
+import importlib
+
 import numpy as np
 
 from ..framework import dtypes
@@ -89,17 +107,30 @@ class CustomObjectScope:
 custom_object_scope = CustomObjectScope
 
 
+def is_builtin_class(cls):
+    """Is ``cls`` one of the engine's own (``tf.keras``'s built-in) classes, rather than a user's?"""
+    return cls.__module__ == "engine" or cls.__module__.startswith("engine.")
+
+
+def class_module(cls):
+    """The ``"module"`` Keras 3 saves for a custom class: its ``__module__``, ``None`` for ``__main__``."""
+    return None if cls.__module__ == "__main__" else cls.__module__
+
+
 def serialize_keras_object(obj):
     """A layer, initializer or regularizer as ``{"module", "class_name", "config"}``.
 
-    ``module`` is ``"keras.layers"`` for every layer (``Layer._serialized_module``), else the class's module.
+    Built-ins: ``module`` is ``"keras.layers"`` for every layer (``Layer._serialized_module``), else the
+    class's module. A user's class, as Keras 3 writes it: ``module`` is its class's module (``None`` for a
+    class of ``__main__``), plus ``registered_name``, the name it is registered under
+    (:func:`get_registered_name`: its class name if it is not registered).
     """
-    module = getattr(type(obj), "_serialized_module", None) or type(obj).__module__
-    out = {"module": module, "class_name": type(obj).__name__, "config": obj.get_config()}
-    if type(obj) in _GLOBAL_CUSTOM_NAMES:   # registered: found again by this name (Keras 3's "registered_name")
-        out["module"] = type(obj).__module__
-        out["registered_name"] = _GLOBAL_CUSTOM_NAMES[type(obj)]
-    return out
+    cls = type(obj)
+    if is_builtin_class(cls) and cls not in _GLOBAL_CUSTOM_NAMES:
+        module = getattr(cls, "_serialized_module", None) or cls.__module__
+        return {"module": module, "class_name": cls.__name__, "config": obj.get_config()}
+    return {"module": class_module(cls), "class_name": cls.__name__, "config": obj.get_config(),
+            "registered_name": get_registered_name(cls)}
 
 
 def serialize_value(value):
@@ -160,14 +191,15 @@ fills it with ``layers``, ``models``, ``initializers`` and ``regularizers``: the
 module (``Layer.get_config``/``from_config`` use it), so it cannot import them."""
 
 
-def _lookup(class_name, registered_name=None):
-    custom = _custom_objects[-1]
-    for name in (registered_name, class_name):
-        if name is not None and name in custom:
-            return custom[name]
-    for name in (registered_name, class_name):
-        if name is not None and name in _GLOBAL_CUSTOM_OBJECTS:
-            return _GLOBAL_CUSTOM_OBJECTS[name]
+_KERAS_PACKAGES = frozenset(["keras", "keras_hub", "keras_cv", "keras_nlp"])
+_NO_MODULE = object()
+
+
+def _is_builtin_module(module):
+    return module in ("keras", "engine") or module.startswith(("keras.", "engine."))
+
+
+def _builtin_class(class_name):
     for module in BUILTIN_MODULES:
         cls = getattr(module, class_name, None)
         if isinstance(cls, type):
@@ -175,17 +207,61 @@ def _lookup(class_name, registered_name=None):
     return None
 
 
+def _not_found(class_name, config):
+    return UnknownObjectError(f"Could not locate class '{class_name}'. Make sure custom classes and functions are "
+                              f"decorated with `@keras.saving.register_keras_serializable()`. If they are already "
+                              f"decorated, make sure they are all imported so that the decorator is run before "
+                              f"trying to load them. Full object config: {config}")
+
+
+def _retrieve_class(config, custom_objects=None):
+    """The class a config names, by Keras 3's rules (see the module docstring)."""
+    class_name = config["class_name"]
+    registered_name = config.get("registered_name", class_name)
+    module = config.get("module", _NO_MODULE)
+    found = get_registered_object(registered_name, custom_objects) if registered_name is not None else None
+    if found is not None:
+        return found
+    if module is _NO_MODULE:            # the engine's leniency (module docstring): a built-in by its name
+        cls = _builtin_class(class_name)
+        if cls is not None:
+            return cls
+        raise _not_found(class_name, config)
+    if module:
+        if _is_builtin_module(module):
+            cls = _builtin_class(class_name)
+            if cls is not None:
+                explicit = config.get("registered_name")
+                if explicit and explicit != class_name:
+                    raise ValueError(f"`registered_name={explicit!r}` was provided in the config, but "
+                                     f"'{module}.{class_name}' resolved to a Keras built-in and does not use "
+                                     f"registered names. Remove the `registered_name` field from the config. "
+                                     f"Full object config: {config}")
+                return cls
+        package = module.split(".", maxsplit=1)[0]
+        # Keras imports the module of only its own packages. The engine's ``keras`` is not importable as a
+        # package (its classes are the built-ins above), so it imports only the other Keras packages.
+        if package in _KERAS_PACKAGES and package != "keras":
+            try:
+                imported = importlib.import_module(module)
+            except ModuleNotFoundError:
+                raise UnknownObjectError(f"Could not deserialize class '{class_name}' because its parent module "
+                                         f"{module} cannot be imported. Full object config: {config}") from None
+            cls = vars(imported).get(class_name)
+            if isinstance(cls, type) and hasattr(cls, "from_config"):
+                return cls
+            raise ValueError(f"Could not deserialize '{module}.{class_name}' because it is not a KerasSaveable "
+                             f"subclass")
+    raise _not_found(class_name, config)
+
+
 def deserialize_keras_object(config, custom_objects=None):
-    """The object a ``{"class_name", "config"}`` dict describes (a layer, model, initializer, regularizer)."""
-    if custom_objects:
+    """The object a ``{"module", "class_name", "config"}`` dict describes (a layer, model, initializer,
+    regularizer); the class is found by Keras 3's rules (module docstring)."""
+    cls = _retrieve_class(config, custom_objects)   # the scope's objects, the registered ones, custom_objects...
+    if custom_objects:     # ... and inside from_config, custom_objects are in scope (Keras 3's CustomObjectScope)
         _custom_objects.append(dict(_custom_objects[-1], **custom_objects))
     try:
-        cls = _lookup(config["class_name"], config.get("registered_name"))
-        if cls is None:
-            raise UnknownObjectError(f"Could not locate class '{config['class_name']}'. Make sure custom classes and "
-                            f"functions are decorated with `@keras.saving.register_keras_serializable()`. If they "
-                            f"are already decorated, make sure they are all imported so that the decorator is run "
-                            f"before trying to load them. Full object config: {config}")
         return cls.from_config(config.get("config", {}))
     finally:
         if custom_objects:

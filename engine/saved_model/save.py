@@ -39,7 +39,7 @@ from ..tracing.graph_export import export_function_graph
 from ..framework.tensor import Tensor
 from ..ops.ragged.ragged_tensor import RaggedTensor
 from ..framework.tensor_spec import TensorSpec
-from ..module import Module
+from ..module import AutoTrackable, flatten_trackables
 from ..util import nest
 from . import format as fmt
 
@@ -70,7 +70,7 @@ def save(obj, export_dir, signatures=None, options=None):
     as ``"serving_default"`` (no signature if there are zero or several). Load it back with
     ``tf.saved_model.load(export_dir)``, in any process: the defining code is not needed.
     """
-    if not isinstance(obj, Module):
+    if not isinstance(obj, AutoTrackable):
         raise ValueError(f"Expected an object of type `Trackable`, such as `tf.Module` or a subclass of the "
                          f"`Trackable` class, for export. Got {obj!r} with type {type(obj)}.")
     options = options or SaveOptions()
@@ -91,7 +91,8 @@ def save(obj, export_dir, signatures=None, options=None):
 def _variables(obj):
     """Checkpoint keys (by ``id`` of the variable), the metadata records, and the values to write."""
     keys, docs, values = {}, [], {}
-    for path, variable in obj._flatten(predicate=lambda x: hasattr(x, "_is_variable"), with_path=True):
+    # every trackable's attributes, Keras layers included (a tf.Module's own walk stops at them, as TF's does)
+    for path, variable in flatten_trackables(obj, predicate=lambda x: hasattr(x, "_is_variable"), with_path=True):
         if variable.graph is not None:
             raise ValueError(f"Cannot save variable '{variable.name}': it was created in a tf.Graph (TF1 graph "
                              f"mode) and has no value outside a Session. tf.saved_model.save saves eager "
@@ -148,7 +149,7 @@ def _object_tree(value, keys, library, visited):
         return {"kind": "variable", "key": keys[id(value)]}
     if isinstance(value, (Function, ConcreteFunction)):
         return library.function_object(value)
-    if isinstance(value, Module):
+    if isinstance(value, AutoTrackable):
         if id(value) in visited:   # reachable twice (or a cycle): stored once, where first found
             return None
         visited.add(id(value))

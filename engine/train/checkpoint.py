@@ -53,7 +53,7 @@ from ..framework.errors import InvalidArgumentError, NotFoundError
 from ..framework.func_graph import init_scope
 from ..framework.tensor import convert_to_tensor
 from ..keras.optimizers.optimizer import Optimizer
-from ..module import Module
+from ..module import AutoTrackable
 from ..variables import Variable
 from .checkpoint_management import DATA_SUFFIX, INDEX_SUFFIX, latest_checkpoint, update_checkpoint_state
 
@@ -72,8 +72,9 @@ def _is_variable(x):
 
 
 def _is_object(x):
-    """Objects that are nodes with children: modules (Keras layers too), Keras optimizers, checkpoints."""
-    return isinstance(x, (Module, Checkpoint, Optimizer))
+    """Objects that are nodes with children: trackables (``tf.Module`` s, Keras layers), Keras optimizers,
+    checkpoints."""
+    return isinstance(x, (AutoTrackable, Checkpoint, Optimizer))
 
 
 def _is_iterator(x):

@@ -169,7 +169,7 @@ def test_weights_follow_keras_order_not_alphabetical():
 
     net = Net()
     net(np.ones((2, 4)))
-    assert isinstance(net, tf.Module)
+    assert not isinstance(net, tf.Module)   # TF 2.21: Keras 3 layers are not tf.Modules
     n = net.name   # Keras 3's paths: the sub-layers were built inside the net's call (TF 2.21 gives the same)
     assert [w.path for w in net.weights] == [
         f"{n}/own", f"{n}/zeta/kernel", f"{n}/zeta/bias", f"{n}/alpha/kernel", f"{n}/alpha/bias", f"{n}/b0/kernel",

@@ -1,6 +1,18 @@
 """``tf.keras.layers.Layer``: the base class of every layer and model.
 
-A layer is a ``tf.Module`` with four extra habits:
+A layer tracks its variables and sub-layers as a ``tf.Module`` does, but, as in
+Keras 3 (TF 2.21), it is **not** a ``tf.Module``: ``isinstance(layer, tf.Module)``
+is ``False``, and ``tf.Module``'s ``submodules``, ``name_scope``,
+``with_name_scope`` and ``_flatten`` are absent (``layer.submodules`` raises
+``AttributeError: 'Dense' object has no attribute 'submodules'``; Keras' own
+walk is ``layer.layers`` / ``model.layers``). It has ``variables``,
+``trainable_variables`` and ``non_trainable_variables`` (lists, Keras' order,
+below). Its base is the engine's internal ``module.AutoTrackable`` (TF's is
+``AutoTrackable`` too), which is what checkpoints and SavedModels walk: a layer
+checkpoints and exports as before. ``name`` is a plain attribute: any string
+without ``/`` (Keras 3's rule).
+
+Its extra habits:
 
 * **Deferred building.** Weights depend on the input shape, which is known only
   at the first call. ``layer(x)`` calls ``build(input_shape)`` once (creating the
@@ -67,7 +79,7 @@ import numpy as np
 from ...framework import dtypes
 from ...framework.name_scope import name_scope
 from ...framework.tensor import Tensor, convert_to_tensor
-from ...module import Module
+from ...module import AutoTrackable
 from ...ops import array_ops, math_ops
 from ...util import nest
 from ...variables import Variable, VariableAggregation
@@ -121,7 +133,7 @@ def _shape_of(x):
     return tuple(shape)
 
 
-class Layer(Module):
+class Layer(AutoTrackable):
     """Base class for layers: override ``build(input_shape)`` (create weights) and ``call(inputs)``.
 
     Example::
@@ -177,7 +189,12 @@ class Layer(Module):
         object.__setattr__(self, "_metrics", [])           # Metric objects assigned as attributes
         object.__setattr__(self, "_losses", [])            # add_loss terms of the latest call
         self.activity_regularizer = regularizers.get(activity_regularizer)
-        super().__init__(name=name or backend.unique_object_name(backend.to_snake_case(type(self).__name__)))
+        if name is None:
+            name = backend.unique_object_name(backend.to_snake_case(type(self).__name__))
+        if not isinstance(name, str) or "/" in name:
+            raise ValueError(f"Argument `name` must be a string and cannot contain character `/`. "
+                             f"Received: name={name} (of type {type(name)})")
+        self.name = name
         self.built = False
         self._trainable = bool(trainable)
         self._dtype = dtypes.as_dtype(dtype or backend.floatx())
@@ -446,6 +463,29 @@ class Layer(Module):
                 self.build(shapes)
         self.built = True
 
+    def _record_build_shapes(self, inputs):
+        """The input shapes of the call that builds the layer (Keras 3's ``_build_shapes_dict``)."""
+        if not self.built and "_build_shapes" not in self.__dict__:
+            object.__setattr__(self, "_build_shapes", nest.map_structure(
+                lambda x: _shape_of(x) if hasattr(x, "shape") else None, inputs))
+
+    def get_build_config(self):
+        """``{"input_shape": ...}``: the input shape the layer was built with (``None`` if it was not built),
+        saved in ``.keras`` files so that loading can build the layer before assigning its weights
+        (Keras 3's; the engine records the first positional input only)."""
+        shapes = self.__dict__.get("_build_shapes")
+        if shapes is None:
+            shapes = self._build_input_shape
+        if not self.built or shapes is None:
+            return None
+        return {"input_shape": shapes}
+
+    def build_from_config(self, config):
+        """Build the layer from :meth:`get_build_config`'s dict: ``build(config["input_shape"])`` (Keras 3's)."""
+        if config and "input_shape" in config:
+            self.build(config["input_shape"])
+            self.built = True
+
     # --- calling ----------------------------------------------------------------------------
     def call(self, inputs, *args, **kwargs):
         """The computation. Override it; the base class returns its input."""
@@ -468,6 +508,7 @@ class Layer(Module):
             training = self._default_training
         if self._call_has_training_arg and training is not None:
             kwargs["training"] = training
+        self._record_build_shapes(inputs)
         self._maybe_build(inputs)
         if backend.current_call_depth() == 0:
             self._clear_losses()       # the outermost call: the losses of the previous call are stale
@@ -496,6 +537,7 @@ class Layer(Module):
 
     def _symbolic_call(self, args, kwargs, training):
         """The functional API: build from the KerasTensors' shapes, trace the output spec, record a Node."""
+        self._record_build_shapes(args[0])
         self._maybe_build(args[0])
         call_kwargs = dict(kwargs)
         if self._call_has_training_arg and training is not None:

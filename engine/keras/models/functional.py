@@ -234,8 +234,8 @@ def functional_from_config(cls, config, custom_objects=None):
     """Re-create the layers, then replay their calls as soon as their inputs exist (Keras' algorithm)."""
     created, tensors, pending = {}, {}, []
     for entry in config["layers"]:
-        layer = deserialize_keras_object({"class_name": entry["class_name"], "config": entry["config"]},
-                                         custom_objects)
+        layer = deserialize_keras_object({k: entry[k] for k in ("module", "class_name", "config", "registered_name")
+                                          if k in entry}, custom_objects)   # found by Keras 3's rules
         created[entry["name"]] = layer
         if not entry["inbound_nodes"]:     # an InputLayer: node 0 already made its tensor
             tensors[(entry["name"], 0, 0)] = layer.output
