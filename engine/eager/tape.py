@@ -885,10 +885,11 @@ def _keep(tensors, keep):
 #
 # a variable read takes ``_VARIABLE_READ, op_def, attrs, variable, output id`` (its gradient is the
 # identity: it needs no shapes, and the shape a record shows is the variable's), and an op with a
-# backward of its own (custom_gradient, a tf.function call) takes ``None, RecordedOp``. The flat list is also what keeps recording cheap for Python's
-# garbage collector: it holds no new container per op that the collector must keep
-# scanning (a tuple of ints is dropped from its lists at its first pass), where a tuple
-# per record would add thousands of live objects to every collection.
+# backward of its own (custom_gradient, a tf.function call) takes ``None, RecordedOp``.
+# The flat list is also what keeps recording cheap for Python's garbage collector: it holds
+# no new container per op that the collector must keep scanning (a tuple of ints is dropped
+# from its lists at its first pass), where a tuple per record would add thousands of live
+# objects to every collection.
 def _log_op(log, op_def, inputs, attrs, outputs):
     """Append one op to the log: the entries described above."""
     keep_inputs = True if op_def.resource_input else op_def.saves_inputs   # a variable op keeps its variable
