@@ -18,16 +18,17 @@ sys.path.insert(0, os.path.dirname(os.path.dirname(HERE)))
 from autograder import grading, samples  # noqa: E402
 
 WALK = """
-import os
+import os, time
 wanted = {"A1.py", "A1.ipynb", "gradebook.db", "secret-of-the-host.txt"}
-found, seen = [], 0
+found, seen, began = [], 0, time.monotonic()
 for top, dirs, files in os.walk("/"):
     if top in ("/proc", "/sys", "/dev"):
         dirs[:] = []
         continue
     seen += len(files)
     found += [os.path.join(top, f) for f in files if f in wanted and "/nbgrader/tests/" not in top]  # (its fixtures)
-raise RuntimeError("walk=" + ("FOUND " + " ".join(found[:5]) if found else f"NONE {seen}"))
+raise RuntimeError("walk=" + ("FOUND " + " ".join(found[:5]) if found
+                             else f"NONE {seen} files in {time.monotonic() - began:.1f} s"))
 """
 
 WRITE = """
@@ -188,7 +189,9 @@ def main(config_path):
     with sandbox.WorkerPool(absent=__import__("autograder.assignments.a1", fromlist=["x"]).ABSENT,
                             assignment="A1") as pool:
         for path in (first, second, cheat):
-            r = grading.grade_notebook(path, 3, n=2, item_timeout=20, total_timeout=90, pool=pool)
+            # (walking the whole disk, some 200,000 files, takes seconds with a warm file cache and can
+            # take much longer on a fresh machine: the limits leave room for it)
+            r = grading.grade_notebook(path, 3, n=2, item_timeout=90, total_timeout=180, pool=pool)
             out["totals"].append(grading.total(r))
             out["isolation"] = r["_isolation"]
             for note in r["_notes"]:

@@ -96,7 +96,7 @@ def run_driver(bait, work, command_prefix=(), env_extra=None):
     env = {"PATH": "/usr/bin:/bin", "HOME": work, "LANG": "C.UTF-8", "PYTHONDONTWRITEBYTECODE": "1"}
     env.update(env_extra or {})
     out = subprocess.run(list(command_prefix) + [sys.executable, DRIVER, path], capture_output=True, text=True,
-                         env=env, cwd=work, timeout=240)
+                         env=env, cwd=work, timeout=600)
     assert out.returncode == 0, out.stderr[-3000:]
     return json.loads(out.stdout.strip().splitlines()[-1])
 

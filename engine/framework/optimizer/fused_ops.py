@@ -48,6 +48,16 @@ def _backend(xp):
     return NUMPY if xp is np else CUPY
 
 
+def _into(ufunc_name, buffer):
+    """The argument that makes a ufunc write into ``buffer``.
+
+    It is the ufunc's last positional argument, ``add(x, y, t0)``: the same call as ``out=t0``, which
+    NumPy parses more slowly, a good part of a small array's time. NumPy 2 deprecates that form for
+    ``maximum`` and ``minimum`` only (they may become n-ary), so those two take the keyword.
+    """
+    return f", out={buffer}" if ufunc_name in ("maximum", "minimum") else f", {buffer}"
+
+
 # ======================================================================================
 # _FusedMatMul
 # ======================================================================================
@@ -225,15 +235,13 @@ class ElementwiseProgram:
         """``t{j} = ...``: the ufuncs in turn; the first takes the arguments, then the row's constant operands."""
         names, constants = ufunc
         first = f"{names[0]}({', '.join(list(args) + [repr(c) for c in constants])}"
-        # (The output buffer is passed as the ufunc's last positional argument, ``add(x, y, out)``: the
-        # same call as ``out=out``, which NumPy parses more slowly, a good part of a small array's time.)
         if out:                      # every ufunc writes the dead buffer ``out``
-            code = f"{first}, {out})"
+            code = f"{first}{_into(names[0], out)})"
             for name in names[1:]:
-                code = f"{name}({code}, {out})"
+                code = f"{name}({code}{_into(name, out)})"
             return f"t{j} = {code}"
         if len(names) > 1 and has_buffer:   # the first ufunc makes a buffer, the others work in it
-            return f"t{j} = {first}); " + "; ".join(f"{name}(t{j}, t{j})" for name in names[1:])
+            return f"t{j} = {first}); " + "; ".join(f"{name}(t{j}{_into(name, f't{j}')})" for name in names[1:])
         code = f"{first})"
         for name in names[1:]:
             code = f"{name}({code})"
