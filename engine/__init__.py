@@ -41,8 +41,9 @@ from .framework.dtypes import (DType, as_dtype, bool, complex64, complex128, dou
                                float64, half, int8, int16, int32, int64, string, uint8, uint16, uint32, uint64)
 from .framework.name_scope import name_scope  # noqa: F401
 from .framework.registry import RegisterGradient, NotDifferentiable  # noqa: F401
-from .framework.tensor import (EagerTensor, Tensor, constant, convert_to_tensor, is_tensor,  # noqa: F401
+from .framework.tensor import (EagerTensor, Tensor, constant, is_tensor,  # noqa: F401
                                register_tensor_conversion_function)
+from .framework.tensor import convert_to_tensor_v2_with_dispatch as convert_to_tensor  # noqa: F401
 from .framework.tensor_shape import TensorShape  # noqa: F401
 from .variables import Variable, VariableAggregation, VariableSynchronization  # noqa: F401
 from .module import Module  # noqa: F401

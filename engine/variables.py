@@ -297,11 +297,13 @@ class Variable(metaclass=VariableMetaclass):
             return t
         if self._graph is not None:
             raise self._not_in_graph_error()
-        for watcher in c.variable_watchers:
-            watcher.setdefault(self._id, self)
-        for tape in c.tapes:
+        if c.variable_watchers:
+            for watcher in c.variable_watchers:
+                watcher.setdefault(self._id, self)
+        tapes = c.tapes
+        for tape in tapes:
             tape.variable_accessed(self)
-        return execute_read(_ROWS["ReadVariableOp"], self)
+        return execute_read(_ROWS["ReadVariableOp"], self, tapes)
 
     def value(self):
         return self._read()

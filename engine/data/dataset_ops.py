@@ -51,7 +51,7 @@ from ..framework.errors import InvalidArgumentError
 from ..framework.tensor import constant
 from ..ops import math_ops
 from . import structure
-from .graph_ops import GraphIterator, dataset_for_stmt, reduce_dataset
+from .graph_ops import GraphIterator, dataset_for_stmt, graph_cardinality, reduce_dataset
 from .iterator_ops import NumpyIterator, OwnedIterator
 from .options import Options
 
@@ -394,6 +394,10 @@ class Dataset:
     def cardinality(self):
         """The number of elements as an int64 scalar tensor, or ``INFINITE_CARDINALITY`` (-1) /
         ``UNKNOWN_CARDINALITY`` (-2)."""
+        if ctx.graph is not None:
+            counted = graph_cardinality(self)   # (a pipeline on a tf.function's dataset argument)
+            if counted is not None:
+                return counted
         return constant(self._cardinality(), dtypes.int64)
 
     def __len__(self):
@@ -453,6 +457,24 @@ class Dataset:
                 walk(d, depth + 1)
         walk(self, 0)
         return "\n".join(lines)
+
+    # ------------------------------------------------------------------------------------------
+    # A dataset passed to a tf.function
+    # ------------------------------------------------------------------------------------------
+    # As in TF, a dataset argument is not a Python value baked into the trace: its type is its
+    # ``DatasetSpec`` (the element_spec), so datasets of one element_spec share one trace, and the
+    # graph takes it as one ``variant`` input (a ``Placeholder`` named after the argument). Inside,
+    # the traced function sees a dataset known only when the function runs
+    # (``extras.ArgumentDataset``); loops and iterators over it read the input at run time. The
+    # protocol is ``tf.function``'s for arguments that are inputs but not tensors (an iterator's too:
+    # ``iterator_ops.IteratorSpec``).
+    def _function_input_spec(self):
+        """The trace type of this dataset as a ``tf.function`` argument: ``tf.data.DatasetSpec``."""
+        return _IMPLEMENTATIONS["DatasetSpec"](self.element_spec)
+
+    def _resource_handle(self):
+        """What the function's ``variant`` input is fed on a call: this dataset."""
+        return self
 
     # ------------------------------------------------------------------------------------------
     # AutoGraph

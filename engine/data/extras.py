@@ -32,6 +32,7 @@ thread is ``prefetch``'s). ``deterministic=False`` in particular does not
 reorder anything. ``Options`` itself is in ``options.py``.
 """
 import collections
+import threading
 
 import numpy as np
 
@@ -46,11 +47,19 @@ from .functions import StructuredFunction
 from .nested import InMemoryDataset
 from .options import Options
 
-__all__ = ["DatasetSpec", "Options"]
+__all__ = ["DatasetSpec", "ArgumentDataset", "Options"]
 
 
+@implements("DatasetSpec")
 class DatasetSpec:
-    """The type of an element that is itself a dataset (``window``'s elements): its ``element_spec``."""
+    """``tf.data.DatasetSpec``: the type of a dataset, its ``element_spec``.
+
+    The type of an element that is itself a dataset (``window``'s elements), and the trace type
+    of a dataset passed to a ``tf.function`` (``Dataset._function_input_spec``): the graph gets
+    one ``variant`` input for it, and the traced function an :class:`ArgumentDataset`.
+    """
+
+    dtype = dtypes.variant   # (the dtype of the function input that carries such a dataset)
 
     def __init__(self, element_spec, dataset_shape=()):
         self._element_spec = element_spec
@@ -60,6 +69,10 @@ class DatasetSpec:
     def element_spec(self):
         return self._element_spec
 
+    def _placeholder_value(self, handle):
+        """What a traced function receives for a dataset argument, given its ``variant`` input."""
+        return ArgumentDataset(handle, self._element_spec)
+
     def __eq__(self, other):
         return isinstance(other, DatasetSpec) and other._element_spec == self._element_spec
 
@@ -68,6 +81,62 @@ class DatasetSpec:
 
     def __repr__(self):
         return f"DatasetSpec({self._element_spec!r}, TensorShape({list(self._dataset_shape)}))"
+
+
+class ArgumentDataset(Dataset):
+    """A dataset argument inside a traced ``tf.function``: the dataset a call passes, known when it runs.
+
+    It has the argument's ``element_spec``, and transformations build on it as on any dataset
+    (``ds.map(f).batch(2)`` inside the function). The ops that iterate a pipeline in the graph
+    (``ReduceDataset``, ``AnonymousIteratorV3``: ``graph_ops.py``) take the function's ``variant``
+    input of each argument dataset they reach; their kernels :meth:`bind` it to the dataset fed on
+    that call before iterating.
+    """
+
+    def __init__(self, handle, element_spec):
+        self._handle = handle                  # the FuncGraph's variant placeholder
+        self._element_spec = element_spec
+        self._fed = threading.local()          # the dataset of the call running in this thread
+
+    @property
+    def variant_tensor(self):
+        return self._handle
+
+    def _resource_handle(self):
+        return self._handle   # (passed on to a function called inside the function: its variant input)
+
+    def bind(self, dataset):
+        """Set the dataset this argument stands for while the function runs (in this thread).
+
+        A dataset whose elements are not of the traced types is refused, as TF's kernels refuse it.
+        """
+        expected = [s.dtype for s in structure.flat_specs(self._element_spec)]
+        actual = [s.dtype for s in structure.flat_specs(dataset.element_spec)]
+        if len(actual) != len(expected):
+            raise InvalidArgumentError(None, None, f"Number of components does not match: expected "
+                                                   f"{len(expected)} types but got {len(actual)}.")
+        for got, want in zip(actual, expected):
+            if got != want:
+                raise InvalidArgumentError(None, None, f"Type mismatch: actual {got.runtime_name} vs. expect "
+                                                       f"{want.runtime_name}")
+        self._fed.dataset = dataset
+
+    def _bound(self):
+        dataset = getattr(self._fed, "dataset", None)
+        if dataset is None:
+            raise RuntimeError("This dataset is a tf.function's argument: it can be iterated only inside the "
+                               "function's graph, which is given a dataset when it runs.")
+        return dataset
+
+    def _cardinality(self):
+        dataset = getattr(self._fed, "dataset", None)   # (known only when the function runs)
+        return UNKNOWN if dataset is None else dataset._cardinality()
+
+    def _make_iterator(self):
+        return self._bound()._make_iterator()
+
+    def _describe(self):
+        return f"the function's argument {self._handle.op.name!r}"
 
 
 # --------------------------------------------------------------------------------------

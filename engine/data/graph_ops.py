@@ -69,7 +69,7 @@ from ..util import nest
 from . import structure
 from .functions import host_scope
 
-__all__ = ["reduce_dataset", "dataset_for_stmt", "GraphIterator", "bound_graph_iterator", "LoopBodyGraph",
+__all__ = ["reduce_dataset", "dataset_for_stmt", "graph_cardinality", "GraphIterator", "bound_graph_iterator", "LoopBodyGraph",
            "run_loop", "MAX_UNROLL"]
 
 MAX_UNROLL = 1000
@@ -211,8 +211,28 @@ def run_loop(dataset, body, state, keep_going, captures, runtime=None):
     return state
 
 
+def _arguments_in(dataset):
+    """The dataset arguments of the function being traced that ``dataset``'s pipeline reads
+    (``extras.ArgumentDataset``: what a call passes, known when it runs), each once."""
+    found, stack = {}, [dataset]
+    while stack:
+        ds = stack.pop()
+        if hasattr(ds, "variant_tensor") and hasattr(ds, "bind"):
+            found.setdefault(id(ds), ds)
+        stack.extend(ds._inputs())
+    return list(found.values())
+
+
+def _bind_arguments(arguments, fed):
+    """Before a kernel iterates: each argument dataset stands for the dataset its input was fed."""
+    for argument, dataset in zip(arguments, fed):
+        argument.bind(dataset)
+
+
 def _reduce_kernel(xp):
-    def k(*inputs, dataset, body, output_types, output_shapes, _runtime=None):
+    def k(*inputs, dataset, body, output_types, output_shapes, arguments=(), _runtime=None):
+        _bind_arguments(arguments, inputs[:len(arguments)])
+        inputs = inputs[len(arguments):]
         n = len(output_types)
         state = run_loop(dataset, body, inputs[:n], bool(inputs[n]), inputs[n + 1:], _runtime)
         if n == 1:
@@ -260,9 +280,11 @@ def _loop(dataset, state_structure, state_tensors, step, keep_going, name):
         outputs = [EagerTensor(v, device) for v in values]
     else:
         flag = convert_to_tensor(True if keep_going is None else keep_going)
-        inputs = list(state_tensors) + [flag] + [outer for outer, _ in body.graph.captures]
+        arguments = _arguments_in(dataset)   # (first, as TF's input_dataset: the function's dataset inputs)
+        inputs = [a.variant_tensor for a in arguments] + list(state_tensors) + [flag] + \
+            [outer for outer, _ in body.graph.captures]
         attrs = {"dataset": dataset, "body": body, "output_types": [s.dtype for s in specs],
-                 "output_shapes": [s.shape for s in specs]}
+                 "output_shapes": [s.shape for s in specs], "arguments": tuple(arguments)}
         result = execute(_REDUCE, tuple(inputs), attrs, name="ReduceDataset")
         outputs = [] if not specs else ([result] if len(specs) == 1 else list(result))
     if not nest.is_nested(state_structure):
@@ -372,7 +394,10 @@ class _IteratorResource:
 
 
 def _anonymous_iterator_kernel(xp):
-    return lambda dataset: _IteratorResource(dataset)
+    def k(*fed, dataset, arguments=()):
+        _bind_arguments(arguments, fed)
+        return _IteratorResource(dataset)
+    return k
 
 
 def _get_next_kernel(xp):
@@ -383,6 +408,28 @@ def _get_next_kernel(xp):
             raise OutOfRangeError(None, None, "End of sequence") from None
         return components[0] if len(components) == 1 else tuple(components)
     return k
+
+
+def _cardinality_kernel(xp):
+    def k(*fed, dataset, arguments=()):
+        _bind_arguments(arguments, fed)
+        return np.int64(dataset._cardinality())
+    return k
+
+
+_CARDINALITY = register_op("DatasetCardinality", kernel=_cardinality_kernel,
+                           infer=lambda ic: [(dtypes.int64, TensorShape([]))], stateful=True,
+                           doc="The number of elements of a dataset, counted when the graph runs.")
+
+
+def graph_cardinality(dataset):
+    """``ds.cardinality()`` in a graph: a constant, unless the pipeline reads a dataset argument of the
+    function (known when it runs): then a ``DatasetCardinality`` node, as TF's."""
+    arguments = _arguments_in(dataset)
+    if not arguments:
+        return None
+    return execute(_CARDINALITY, tuple(a.variant_tensor for a in arguments),
+                   {"dataset": dataset, "arguments": tuple(arguments)}, name="DatasetCardinality")
 
 
 _ANONYMOUS_ITERATOR = register_op("AnonymousIteratorV3", kernel=_anonymous_iterator_kernel,
@@ -404,7 +451,9 @@ class GraphIterator:
         self._dataset = dataset
         self._element_spec = dataset.element_spec
         self._flat_specs = dataset._flat_specs()
-        self._handle = execute(_ANONYMOUS_ITERATOR, (), {"dataset": dataset}, name="AnonymousIteratorV3")
+        arguments = _arguments_in(dataset)
+        self._handle = execute(_ANONYMOUS_ITERATOR, tuple(a.variant_tensor for a in arguments),
+                               {"dataset": dataset, "arguments": tuple(arguments)}, name="AnonymousIteratorV3")
         self._cardinality = dataset._cardinality()
         self._produced = 0
 

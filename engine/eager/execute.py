@@ -29,9 +29,9 @@ from ..framework.floating_point import FP_IGNORE, FP_STATE
 from ..framework.func_graph import out_of_scope_error
 from ..framework.registry import InferenceContext, format_shapes
 from ..framework.graph import SymbolicTensor
-from ..framework.tensor import EagerTensor
+from ..framework.tensor import EagerTensor, made_from_python_sequence
 
-__all__ = ["execute", "execute_binary", "execute_read", "record", "explain_failure"]
+__all__ = ["execute", "execute_binary", "execute_read", "record", "explain_failure", "eager_op_error"]
 
 _NO_ATTRS = {}
 
@@ -128,24 +128,24 @@ def execute_binary(op, x, y, name=None):
     return out
 
 
-def execute_read(op, variable):
+def execute_read(op, variable, tapes):
     """``execute(op, (variable,))`` for ``ReadVariableOp`` on an eager variable (every layer reads its weights).
 
-    The op runs where the variable lives, on its buffer; what a tape records is the
-    op with the ``Variable`` itself as its input, as :func:`execute` records it.
+    Called by an eager read (no graph being built), with ``ctx.tapes``, which have heard of
+    the access already. The op runs where the variable lives, on its buffer; what a tape
+    records is the op with the ``Variable`` itself as its input, as :func:`execute` records it.
     """
-    c = ctx
     device = variable._device
-    if c.graph is not None or device.backend is not NUMPY:
+    if device.backend is not NUMPY:
         return execute(op, (variable,))
     kernel = op.door_kernel or _build_kernel(op)
     try:
         out = EagerTensor(kernel(variable), device)
     except Exception as exc:  # noqa: BLE001  (translated into TF's error, as execute does)
         raise explain_failure(op, (variable,), _NO_ATTRS, exc) from None
-    if c.tapes:
+    if tapes:
         outs = (out,)
-        for tape in c.tapes:
+        for tape in tapes:
             tape.record_operation(op, (variable,), _NO_ATTRS, outs)
     return out
 
@@ -186,8 +186,7 @@ def explain_failure(op, inputs, attrs, exc):
     """Build the user-facing error for a failed kernel."""
     if isinstance(exc, OpError):
         if "[Op:" not in exc.message:
-            exc.message = finish_op_message(f"{exc.message} [Op:{op.name}]")
-            exc.args = (exc.message,)
+            _end_message(exc, f"{exc.message} [Op:{op.name}]", inputs)
         return exc
     detail = None
     if op.infer is not None:
@@ -198,7 +197,24 @@ def explain_failure(op, inputs, attrs, exc):
     if detail is None:
         detail = f"{op.name} failed on inputs with shapes {format_shapes(inputs)} and dtypes " \
                  f"{', '.join(t.dtype.name for t in inputs)}: {exc}"
-    return InvalidArgumentError(None, None, f"{detail} [Op:{op.name}]")
+    error = InvalidArgumentError(None, None, detail)
+    _end_message(error, f"{detail} [Op:{op.name}]", inputs)
+    return error
+
+
+def eager_op_error(error_class, text, inputs):
+    """An op's error raised eagerly before its kernel runs (a dtype it refuses), ended as :func:`_end_message` ends it."""
+    error = error_class(None, None, text.rsplit(" [Op:", 1)[0])
+    _end_message(error, text, inputs)
+    return error
+
+
+def _end_message(error, text, inputs):
+    """End the error's text as TF 2.21's eager errors end: ``[Op:GatherV2] name: ``, or, where the op was
+    handed a Python list, tuple or string (TF's slow path: ``tf.gather(x, [5])``), ``[Op:GatherV2]``.
+    See "TF's two eager paths" in ``framework/tensor.py``."""
+    error.message = text if made_from_python_sequence(inputs) else finish_op_message(text)
+    error.args = (error.message,)
 
 
 def _eager_constant(tensor):

@@ -226,12 +226,14 @@ class GradientTape(metaclass=_TapeSeamMeta):
             return
         if op_def.grad is None:
             return  # not differentiable: outputs stay unwatched
+        if op_def.resource_input and len(outputs) == 1 and hasattr(outputs[0], "_value"):
+            # A variable read (``ReadVariableOp``, eagerly): the variable and the output's id say it all.
+            o_id = outputs[0]._id
+            watched.add(o_id)
+            self._log += (_VARIABLE_READ, op_def, attrs, inputs[0], o_id)
+            return
         for o in outputs:
             watched.add(o._id)
-        if op_def.resource_input and len(outputs) == 1 and hasattr(o, "_value"):
-            # A variable read (``ReadVariableOp``, eagerly): the variable and the output's id say it all.
-            self._log += (_VARIABLE_READ, op_def, attrs, inputs[0], o._id)
-            return
         if op_def.saves_outputs is False and len(outputs) == 1 and not op_def.saves_inputs and \
                 len(inputs) == 2 and not op_def.resource_input:
             # The commonest record, spelled out (recording runs for every op under a tape): ``a + b``,

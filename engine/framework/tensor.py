@@ -515,10 +515,62 @@ def convert_to_tensor(value, dtype=None, dtype_hint=None, name=None):
         return _AUTO_PACK[0]([convert_to_tensor(v, dtype=dtype, dtype_hint=dtype_hint) for v in value])
     if dtype is None and dtype_hint is not None:
         try:
-            return constant(value, dtype_hint, name=name or "Const")
+            return noting_python_origin(value, constant(value, dtype_hint, name=name or "Const"))
         except (TypeError, ValueError):
             pass
-    return constant(value, dtype, name=name or "Const")
+    return noting_python_origin(value, constant(value, dtype, name=name or "Const"))
+
+
+def convert_to_tensor_v2_with_dispatch(value, dtype=None, dtype_hint=None, name=None):
+    """``tf.convert_to_tensor``: :func:`convert_to_tensor`, called by the user.
+
+    (TF's public function has this name too.) What the user converts is a tensor like any
+    other: an op's error names no Python origin for it (see :func:`made_from_python_sequence`).
+    """
+    return converted_by_wrapper(convert_to_tensor(value, dtype=dtype, dtype_hint=dtype_hint, name=name))
+
+
+# --------------------------------------------------------------------------------------
+# TF's two eager paths, as its error messages show them
+# --------------------------------------------------------------------------------------
+# TF's generated op wrappers first try a fast path in C++ that converts Python numbers (and NumPy
+# arrays) itself; an input given as a Python list, tuple or string sends the call down the slow
+# Python path instead. Both run the same kernel, but their errors end differently:
+# ``... [Op:GatherV2] name: `` from the fast path, ``... [Op:GatherV2]`` from the slow one
+# (``tf.gather(x, [5])``). Some public functions convert their arguments themselves before
+# calling the op (``tf.add``, ``tf.matmul``, ``x / y``, ``tf.zeros``): their op sees tensors.
+# The engine converts in the op functions, so it remembers which tensors it made from such Python
+# values (the most recent few: an error comes right after its conversions), and the error of an
+# op that got one ends as TF's slow path's does (``eager/execute.py``).
+_PYTHON_SEQUENCES = (list, tuple, str, bytes)
+_FROM_PYTHON_SEQUENCE = {}   # tensor id -> None, oldest first
+_REMEMBERED = 256
+
+
+def noting_python_origin(value, tensor):
+    """``tensor``, converted by an op function from ``value``: remembered if that was a Python sequence."""
+    if isinstance(value, _PYTHON_SEQUENCES):
+        made = _FROM_PYTHON_SEQUENCE
+        made[tensor._id] = None
+        if len(made) > _REMEMBERED:
+            del made[next(iter(made))]
+    return tensor
+
+
+def made_from_python_sequence(tensors):
+    """True if one of ``tensors`` was converted by an op function from a Python list, tuple or string."""
+    made = _FROM_PYTHON_SEQUENCE
+    return bool(made) and any(getattr(t, "_id", None) in made for t in tensors)
+
+
+def converted_by_wrapper(*tensors):
+    """Forget the Python origin of ``tensors``: the public function converted them, as TF's does.
+
+    Returns its argument (one tensor), or the tuple of them.
+    """
+    for t in tensors:
+        _FROM_PYTHON_SEQUENCE.pop(getattr(t, "_id", None), None)
+    return tensors[0] if len(tensors) == 1 else tensors
 
 
 _AUTO_PACK = [None]   # ``tf.stack``: the op library installs it (``set_auto_packing``), being above this module
@@ -544,6 +596,9 @@ def _contains_tensor(value):
 
 def scalar_like(value, tensor):
     """A Python number as a tensor with ``tensor``'s dtype and device (``x + 1`` adopts x's dtype)."""
+    np_dtype = tensor._value.dtype
+    if type(value) is float and np_dtype.kind == "f" and tensor._device.backend is NUMPY:
+        return EagerTensor(np_dtype.type(value), tensor._device)   # ``x * 0.5``, the commonest case
     dtype = tensor.dtype
     if (isinstance(value, float) and not dtype.is_floating) or dtype._np is None or dtype._np.kind in "OSU":
         # (a number cannot take a string, resource or variant dtype either: the op then sees the mix)

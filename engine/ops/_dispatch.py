@@ -19,7 +19,7 @@ the checks here stand aside; for the few rows without one they raise the same ``
 """
 import numpy as np
 
-from ..eager.execute import execute, execute_binary
+from ..eager.execute import eager_op_error, execute, execute_binary
 from ..framework import dtypes
 from ..framework.composite_tensor import CompositeTensor
 from ..framework.context import ctx
@@ -27,7 +27,7 @@ from ..framework.device import default_device
 from ..framework.errors import InvalidArgumentError
 from ..framework import op_def_library
 from ..framework.registry import op_rows
-from ..framework.tensor import EagerTensor, Tensor, convert_to_tensor, scalar_like
+from ..framework.tensor import EagerTensor, Tensor, convert_to_tensor, noting_python_origin, scalar_like
 
 __all__ = ["execute", "binary_op", "unary_op", "binary_inputs", "register_composite_elementwise", "check_same_dtype",
            "int_tensor", "to_tensor", "dtype_error", "check_dtype", "FLOAT", "NUMERIC", "INTEGER"]
@@ -241,7 +241,7 @@ def check_dtype(op_name, tensor, allowed, what="x"):
         names = ", ".join(sorted(d.name for d in allowed))
         message = (f"Value for attr 'T' of {tensor.dtype.name} is not in the list of allowed values: {names}; "
                    f"NodeDef: {{{{node {op_name}}}}}; input '{what}' has dtype {tensor.dtype.name}")
-        raise InvalidArgumentError(None, None, message + f" [Op:{op_name}]")
+        raise eager_op_error(InvalidArgumentError, message + f" [Op:{op_name}]", (tensor,))
 
 
 _INT_CACHE = {}
@@ -280,15 +280,15 @@ def int_tensor(values, dtype=dtypes.int32, like=None):
                 device = default_device()
                 cached = _INT_CACHE.get((key, device))
                 if cached is not None:
-                    return cached
+                    return cached if kind is int else noting_python_origin(values, cached)
                 t = _int_tensor(values, dtype)
                 if isinstance(t._value, np.ndarray):
                     t._value.flags.writeable = False
                 if len(_INT_CACHE) >= _INT_CACHE_MAX:
                     _INT_CACHE.clear()
                 _INT_CACHE[(key, device)] = t
-                return t
-    return _int_tensor(values, dtype)
+                return noting_python_origin(values, t)
+    return noting_python_origin(values, _int_tensor(values, dtype))
 
 
 def _int_tensor(values, dtype):

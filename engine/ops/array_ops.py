@@ -26,7 +26,8 @@ from ..framework.errors import InvalidArgumentError
 from ..framework.graph import constant_value
 from ..framework.indexed_slices import IndexedSlices
 from ..framework.registry import register_op
-from ..framework.tensor import EagerTensor, Tensor, constant as _constant, convert_to_tensor
+from ..framework.tensor import (EagerTensor, Tensor, constant as _constant, convert_to_tensor,
+                                converted_by_wrapper)
 from ..framework.tensor_shape import Dimension, TensorShape
 from . import _shapes
 from . import _dispatch, math_ops, reduction_ops  # noqa: E402  (used at call time)
@@ -314,7 +315,7 @@ def _reshape_grad(op, grad):
     return reshape(grad, static_or_dynamic_shape(op.inputs[0])), None
 
 
-_RESHAPE = register_op("Reshape", eager_error_name=None, kernel=_reshape_kernel, infer=_reshape_infer, grad=_reshape_grad,
+_RESHAPE = register_op("Reshape", kernel=_reshape_kernel, infer=_reshape_infer, grad=_reshape_grad,
                        saves_inputs=False, saves_outputs=False, linear="linear")
 
 
@@ -430,7 +431,7 @@ def _fill_grad(op, grad):
     return None, reduce_sum(grad)
 
 
-_FILL = register_op("Fill", eager_error_name=None, kernel=_fill_kernel, infer=_fill_infer, grad=_fill_grad, saves_inputs=False,
+_FILL = register_op("Fill", kernel=_fill_kernel, infer=_fill_infer, grad=_fill_grad, saves_inputs=False,
                     saves_outputs=False)
 
 
@@ -447,6 +448,14 @@ def _shape_arg(shape_value):
     return shape_value
 
 
+def _converted_shape(shape_value):
+    """``tf.zeros``/``tf.ones``' shape, converted first, as TF's functions do before their Fill."""
+    shape_value = _shape_arg(shape_value)
+    if ctx.graph is None and isinstance(shape_value, (list, tuple)):   # (it matters only to eager errors)
+        return converted_by_wrapper(int_tensor(shape_value))
+    return shape_value
+
+
 def _typed_scalar(value, dtype):
     if dtype is dtypes.string and value == 0:
         return convert_to_tensor(b"", dtype=dtype)  # tf.zeros of strings holds empty strings
@@ -457,12 +466,12 @@ def _typed_scalar(value, dtype):
 
 def zeros(shape, dtype=dtypes.float32, name=None):
     """A tensor of zeros (default float32; ``False`` for bool)."""
-    return fill(_shape_arg(shape), _typed_scalar(0, dtypes.as_dtype(dtype)), name=name or "zeros")
+    return fill(_converted_shape(shape), _typed_scalar(0, dtypes.as_dtype(dtype)), name=name or "zeros")
 
 
 def ones(shape, dtype=dtypes.float32, name=None):
     """A tensor of ones (default float32; ``True`` for bool)."""
-    return fill(_shape_arg(shape), _typed_scalar(1, dtypes.as_dtype(dtype)), name=name or "ones")
+    return fill(_converted_shape(shape), _typed_scalar(1, dtypes.as_dtype(dtype)), name=name or "ones")
 
 
 # --------------------------------------------------------------------------------------
@@ -938,7 +947,7 @@ def split(value, num_or_size_splits, axis=0, num=None, name="split"):
             raise InvalidArgumentError(None, None, f"Value for attr 'num_split' of {n} must be at least minimum 1 "
                                                    f"[Op:Split] name: {name}")
         return output_list(execute(_SPLIT, (axis_t, x), {"num_split": n}, name=name))
-    sizes = int_tensor(num_or_size_splits)
+    sizes = converted_by_wrapper(int_tensor(num_or_size_splits))   # (TF's tf.split converts them first)
     if sizes.shape.rank == 0:
         raise ValueError("Rank-0 tensors are not supported as the num_or_size_splits argument to split. Argument "
                          f"provided: {num_or_size_splits}")
@@ -997,7 +1006,7 @@ def _tile_grad(op, grad):
     return g, None
 
 
-_TILE = register_op("Tile", eager_error_name=None, kernel=_tile_kernel, infer=_tile_infer, grad=_tile_grad, saves_inputs=(1,),
+_TILE = register_op("Tile", kernel=_tile_kernel, infer=_tile_infer, grad=_tile_grad, saves_inputs=(1,),
                     saves_outputs=False, linear="linear")
 
 
@@ -1062,7 +1071,7 @@ def _broadcast_to_grad(op, grad):
     return unbroadcast(grad, op.inputs[0]), None
 
 
-_BROADCAST_TO = register_op("BroadcastTo", eager_error_name=None, kernel=_broadcast_to_kernel, infer=_broadcast_to_infer,
+_BROADCAST_TO = register_op("BroadcastTo", kernel=_broadcast_to_kernel, infer=_broadcast_to_infer,
                             grad=_broadcast_to_grad, saves_inputs=False, saves_outputs=False, linear="linear")
 
 
@@ -1160,7 +1169,7 @@ def _pad_grad(op, grad):
     return (g,) + (None,) * (len(op.inputs) - 1)
 
 
-_PAD = register_op("Pad", eager_error_name=None, kernel=_pad_kernel, infer=_pad_infer, grad=_pad_grad, saves_inputs=(1,),
+_PAD = register_op("Pad", kernel=_pad_kernel, infer=_pad_infer, grad=_pad_grad, saves_inputs=(1,),
                    saves_outputs=False, linear="linear")
 _PADV2 = register_op("PadV2", kernel=_pad_kernel, infer=_pad_infer, grad=_pad_grad, saves_inputs=(1,),
                      saves_outputs=False, linear="linear", doc="Pad with a given constant; no gradient for the constant (as TF).")
@@ -1278,7 +1287,7 @@ def _reverse_infer(ic):
     return [(ic.dtype(0), x)]
 
 
-_REVERSE = register_op("ReverseV2", eager_error_name=None, kernel=_reverse_kernel, infer=_reverse_infer,
+_REVERSE = register_op("ReverseV2", kernel=_reverse_kernel, infer=_reverse_infer,
                        grad=lambda op, g: (reverse(g, op.inputs[1]), None), saves_inputs=(1,), saves_outputs=False,
                        linear="linear")
 
@@ -1570,7 +1579,7 @@ def _scatter_nd_infer(ic):
 
 
 _SCATTER_ND = register_op(
-    "ScatterNd", eager_error_name=None, kernel=_scatter_nd_kernel, infer=_scatter_nd_infer,
+    "ScatterNd", kernel=_scatter_nd_kernel, infer=_scatter_nd_infer,
     grad=lambda op, g: (None, gather_nd(g, op.inputs[0]), None), saves_inputs=(0,), saves_outputs=False,
     linear="linear", doc="Sum ``updates`` into a zero tensor of ``shape`` at ``indices``; duplicates add up.")
 
@@ -1677,7 +1686,7 @@ def _one_hot_infer(ic):
     return [(ic.dtype(2), TensorShape(dims[:axis] + [d] + dims[axis:]))]
 
 
-_ONE_HOT = register_op("OneHot", eager_error_name=None, kernel=_one_hot_kernel, infer=_one_hot_infer,
+_ONE_HOT = register_op("OneHot", kernel=_one_hot_kernel, infer=_one_hot_infer,
                        inputs="indices: TI, depth: int32, on_value: T, off_value: T",
                        type_attrs={"TI": _ONE_HOT_INDICES})
 
@@ -1738,7 +1747,7 @@ def _select_infer(ic):
     return [(ic.dtype(1), _shapes.broadcast_shapes(s, ic.shape(2), "SelectV2"))]
 
 
-_SELECT = register_op("SelectV2", eager_error_name=None, kernel=_select_kernel, infer=_select_infer,
+_SELECT = register_op("SelectV2", kernel=_select_kernel, infer=_select_infer,
                       grad=_select_grad, saves_inputs=(0,), saves_outputs=False,
                       inputs="condition: bool, t: T, e: T")
 
@@ -1996,7 +2005,7 @@ def _transpose_grad(op, grad):
     return transpose(grad, invert_permutation(perm)), None
 
 
-_TRANSPOSE = register_op("Transpose", eager_error_name=None, kernel=_transpose_kernel, infer=_transpose_infer, grad=_transpose_grad,
+_TRANSPOSE = register_op("Transpose", kernel=_transpose_kernel, infer=_transpose_infer, grad=_transpose_grad,
                          saves_inputs=(1,), saves_outputs=False, linear="linear")
 
 

@@ -31,7 +31,7 @@ from ..framework import dtypes
 from ..framework.context import ctx
 from ..framework.errors import InvalidArgumentError, NotFoundError
 from ..framework.registry import register_op
-from ..framework.tensor import EagerTensor, Tensor, constant, convert_to_tensor
+from ..framework.tensor import EagerTensor, Tensor, constant, convert_to_tensor, converted_by_wrapper
 from ..framework.tensor_shape import TensorShape
 from . import _shapes
 from . import _dispatch, array_ops, math_ops, reduction_ops  # noqa: E402  (used at call time)
@@ -250,7 +250,7 @@ def matmul(a, b, transpose_a=False, transpose_b=False, adjoint_a=False, adjoint_
     out = _eager_matmul(a, b, bool(transpose_a or adjoint_a), bool(transpose_b or adjoint_b), name)
     if out is not None:
         return out
-    a, b = binary_inputs("MatMul", a, b)
+    a, b = converted_by_wrapper(*binary_inputs("MatMul", a, b))   # (TF's tf.matmul converts first, too)
     ta, tb = bool(transpose_a or adjoint_a), bool(transpose_b or adjoint_b)
     da, db = _dims(a), _dims(b)
     batched = da is None or db is None or len(da) > 2 or len(db) > 2

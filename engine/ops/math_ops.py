@@ -47,7 +47,7 @@ from ..framework.context import ctx
 from ..framework.errors import InvalidArgumentError, NotFoundError
 from ..framework.floating_point import quiet, quietly
 from ..framework.registry import register_op
-from ..framework.tensor import EagerTensor, Tensor, convert_to_tensor
+from ..framework.tensor import EagerTensor, Tensor, convert_to_tensor, converted_by_wrapper
 from ..framework.tensor_shape import TensorShape
 from . import _shapes
 from ._dispatch import FLOAT, INTEGER, NUMERIC, binary_inputs, binary_op, check_dtype, execute, to_tensor, unary_op
@@ -182,7 +182,7 @@ def _add_inputs(op_name, x, y):
     (``int_tensor + 1.5``) is converted on its own, and AddV2 then refuses the mix eagerly
     (InvalidArgumentError, not the TypeError other binary ops raise)."""
     try:
-        return binary_inputs(op_name, x, y)
+        return converted_by_wrapper(*binary_inputs(op_name, x, y))   # (TF's tf.add converts first, then runs AddV2)
     except TypeError:
         if ctx.graph is None and not isinstance(y, Tensor):
             x, y = to_tensor(x), to_tensor(y)
@@ -462,7 +462,7 @@ def _division_inputs(x, y, where):
 
     As in TF, mismatched dtypes and bool are ``TypeError`` (raised in Python, before any op).
     """
-    x, y = _convert_pair(x, y)
+    x, y = converted_by_wrapper(*_convert_pair(x, y))   # (as TF's ``/``, before its op)
     if x.dtype != y.dtype:
         raise TypeError(f"`x` and `y` must have the same dtype, got {x.dtype!r} != {y.dtype!r}.")
     if x.dtype not in _TRUEDIV_TARGET:
@@ -562,6 +562,8 @@ _ABS = _unary("Abs", lambda xp: xp.abs, lambda op, g: multiply(g, sign(op.inputs
 
 def abs(x, name=None):
     """``|x|``; the gradient is ``sign(x)`` (0 at 0)."""
+    if isinstance(x, (list, tuple, str, bytes)):
+        x = converted_by_wrapper(to_tensor(x))   # (TF's tf.abs converts first)
     return unary_op("Abs", x, name)
 
 
@@ -917,8 +919,7 @@ def _bool_only(op_name, make_kernel, unary, **traits):
     return register(op_name, make_kernel, None, _BOOL, quiet_fp=False, **traits)
 
 
-_LOGICAL_AND = _bool_only("LogicalAnd", lambda xp: xp.logical_and, False, ufunc="logical_and", commutative=True,
-                          eager_error_name=None)
+_LOGICAL_AND = _bool_only("LogicalAnd", lambda xp: xp.logical_and, False, ufunc="logical_and", commutative=True)
 
 
 def logical_and(x, y, name=None):

@@ -35,7 +35,7 @@ from ..framework import dtypes
 from ..framework.context import ctx
 from ..framework.errors import InvalidArgumentError, UnimplementedError
 from ..framework.registry import get_op, register_op
-from ..framework.tensor import EagerTensor, Tensor
+from ..framework.tensor import EagerTensor, Tensor, converted_by_wrapper
 from ..framework.tensor_shape import TensorShape
 from . import _shapes, array_ops, math_ops, random_ops, reduction_ops
 from ._dispatch import FLOAT, NUMERIC, binary_inputs, check_dtype, execute, int_tensor, to_tensor
@@ -470,7 +470,7 @@ def softmax(logits, axis=None, name=None):
     refuses a scalar with oneDNN's ``AbortedError`` ("Input dims must be <= 5 and >=1") where the
     engine, as TF without oneDNN, raises ``InvalidArgumentError`` ("logits must have >= 1 dimension").
     """
-    x = to_tensor(logits)
+    x = converted_by_wrapper(to_tensor(logits))   # (TF's softmax converts first)
     check_dtype("Softmax", x, FLOAT, "logits")
     return _on_axis(_SOFTMAX, x, axis, name)
 
@@ -594,8 +594,7 @@ def softmax_cross_entropy_with_logits(labels, logits, axis=-1, name=None):
     ``labels`` are cast to the logits' dtype. As in TF, the logits' gradient is
     ``softmax(logits) - labels``, exact when each label distribution sums to 1.
     """
-    logits = to_tensor(logits)
-    labels = to_tensor(labels)
+    logits, labels = converted_by_wrapper(to_tensor(logits), to_tensor(labels))   # (as TF's function, first)
     check_dtype("SoftmaxCrossEntropyWithLogits", logits, FLOAT, "features")
     input_dtype = logits.dtype
     if logits.dtype == dtypes.float16:
@@ -722,8 +721,7 @@ def sparse_softmax_cross_entropy_with_logits(labels, logits, name=None):
         if (lv.dtype in _SCE_FAST_FLOATS and yv.dtype in _SCE_FAST_LABELS and lv.ndim == 2 and yv.ndim == 1
                 and yv.shape[0] == lv.shape[0]):
             return execute(_SPARSE_SCE, (logits, labels), name=name)[0]
-    logits = to_tensor(logits)
-    labels = to_tensor(labels)
+    logits, labels = converted_by_wrapper(to_tensor(logits), to_tensor(labels))   # (as TF's function, first)
     check_dtype("SparseSoftmaxCrossEntropyWithLogits", logits, FLOAT, "features")
     if labels.dtype not in _INDEX:
         message = (f"Value for attr 'Tlabels' of {labels.dtype.name} is not in the list of allowed values: int32, "

@@ -10,7 +10,7 @@ benchmark measures. In a graph, operator nodes get TF's lower-case names
 import numpy as np
 
 from ..framework.graph import SymbolicTensor
-from ..framework.tensor import EagerTensor, Tensor, constant, set_auto_packing
+from ..framework.tensor import EagerTensor, Tensor, constant, converted_by_wrapper, set_auto_packing
 from . import array_ops, linalg_ops, math_ops, slicing
 from ._dispatch import binary_inputs, binary_op, to_tensor
 from ..framework.errors import InvalidArgumentError
@@ -41,7 +41,7 @@ def _mul(x, y):
 
 def _rmul(y, x):
     if type(y) is EagerTensor and y._value.dtype != _NP_BOOL:
-        return binary_op("Mul", x, y, "mul")
+        return binary_op("Mul", x, y, "mul", convert=_reflected_inputs)
     return math_ops._mul_operator(x, y, name="mul")
 
 
@@ -53,13 +53,19 @@ def _rpow(y, x):
     return math_ops.pow(x, y, name="pow")
 
 
+def _reflected_inputs(op_type, x, y):
+    """``[1.0, 2.0] - t``: TF's reflected operator converts its left operand before the op runs
+    (its errors then end as a tensor's: "[Op:Sub] name: "; see ``framework/tensor.py``)."""
+    return converted_by_wrapper(*binary_inputs(op_type, x, y))
+
+
 def _operator(op_type, graph_name):
     """``x (op) y`` and its reflected form ``y (op) x`` (``2 - x``), both binding ``op_type``."""
     def forward(x, y):
         return binary_op(op_type, x, y, graph_name)
 
     def reflected(y, x):
-        return binary_op(op_type, x, y, graph_name)
+        return binary_op(op_type, x, y, graph_name, convert=_reflected_inputs)
     forward.__name__, reflected.__name__ = f"_{graph_name.lower()}", f"_r{graph_name.lower()}"
     return forward, reflected
 

@@ -43,7 +43,7 @@ from ..framework.context import ctx
 from ..framework.errors import InvalidArgumentError
 from ..framework.random_state import STATE, stream_owner  # noqa: F401  (stream_owner: part of this API)
 from ..framework.registry import register_op
-from ..framework.tensor import Tensor, convert_to_tensor
+from ..framework.tensor import Tensor, convert_to_tensor, converted_by_wrapper
 from ..framework.tensor_shape import TensorShape
 from . import _shapes, array_ops, math_ops
 from ._dispatch import check_dtype, execute, int_tensor, to_tensor
@@ -270,7 +270,8 @@ def _shape_tensor(shape, op_name):
     if arr.size and arr.dtype.kind not in "iu":
         check_dtype(op_name, convert_to_tensor(shape), _SHAPE_DTYPES, "shape")
     big = arr.size and arr.dtype.kind in "iu" and int(arr.max()) > _MAXINT32
-    return int_tensor(arr.astype(np.int64).tolist(), dtype=dtypes.int64 if big else dtypes.int32)
+    # (a tensor made here, as TF's shape_tensor makes one: the op's errors end as a tensor's)
+    return converted_by_wrapper(int_tensor(arr.astype(np.int64).tolist(), dtype=dtypes.int64 if big else dtypes.int32))
 
 
 def _check_dtype_arg(dtype, accepted):

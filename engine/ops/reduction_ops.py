@@ -25,7 +25,8 @@ from ..framework.context import ctx
 from ..framework.device import default_device
 from ..framework.errors import InvalidArgumentError
 from ..framework.registry import register_op
-from ..framework.tensor import EagerTensor, Tensor, convert_to_tensor, scalar_like
+from ..framework.tensor import (EagerTensor, Tensor, convert_to_tensor, converted_by_wrapper, noting_python_origin,
+                                scalar_like)
 from ..framework.tensor_shape import TensorShape
 from . import _shapes
 from . import array_ops, math_ops  # noqa: E402  (used at call time)
@@ -128,7 +129,7 @@ def _axis_tensor(axis):
         if kind is int or (kind is tuple or kind is list) and _all_ints(axis):
             t = _AXIS_CACHE.get((axis if kind is not list else tuple(axis), default_device()))
             if t is not None:
-                return t
+                return t if kind is int else noting_python_origin(axis, t)
         if isinstance(axis, (int, np.integer)) and not isinstance(axis, bool):
             key = int(axis)
         elif isinstance(axis, (list, tuple)) and all(isinstance(a, (int, np.integer)) for a in axis):
@@ -142,7 +143,7 @@ def _axis_tensor(axis):
                 if len(_AXIS_CACHE) > 512:
                     _AXIS_CACHE.clear()
                 t = _AXIS_CACHE[(key, device)] = int_tensor(list(key) if isinstance(key, tuple) else key)
-            return t
+            return noting_python_origin(axis, t)
     if isinstance(axis, (float, np.floating)) or hasattr(axis, "__tf_tensor__"):
         return convert_to_tensor(axis, dtype=dtypes.int32)   # TypeError for 0.5, as in TF
     return int_tensor(axis)
@@ -395,7 +396,10 @@ def _reduction(op_name, make_kernel, grad, allowed, saves_inputs=True, saves_out
         if reduce_all:
             rank = x.ndim
             axis = tuple(range(rank)) if rank is not None else _all_axes(x)
-        out = execute(op, (x, _axis_tensor(axis)), {"keep_dims": bool(keepdims)}, name=name)
+        axis = _axis_tensor(axis)
+        if reduce_all:
+            converted_by_wrapper(axis)   # (TF passes a tensor of all the axes: its errors end as a tensor's)
+        out = execute(op, (x, axis), {"keep_dims": bool(keepdims)}, name=name)
         if reduce_all and not keepdims and type(out) is not EagerTensor and out.shape.rank is None:
             out.set_shape([])  # a graph input of unknown rank: reducing all of it still gives a scalar, as in TF
         return out
@@ -678,7 +682,7 @@ _CUMPROD = register_op("Cumprod", kernel=lambda xp: _scan_kernel(xp, "Cumprod", 
 
 
 def _scan(op, x, axis, exclusive, reverse, name):
-    x = to_tensor(x)
+    x = converted_by_wrapper(to_tensor(x))   # (TF's cumsum/cumprod convert x first)
     check_dtype(op.name, x, NUMERIC, "x")
     if isinstance(axis, Tensor):
         if axis.dtype not in _INDEX_TYPES and ctx.graph is None:   # (a graph node checks its row's Tidx)

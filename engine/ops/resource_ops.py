@@ -103,7 +103,7 @@ def _read_kernel(xp):
                 None, None, f"Could not find variable {handle.name}. This could mean that the variable has been "
                             f"deleted. In TF1, it can also mean the variable is uninitialized: run "
                             f"tf.compat.v1.global_variables_initializer() (or the variable's initializer) first.")
-        return value[()] if getattr(value, "ndim", 1) == 0 else value
+        return value if value.ndim else value[()]   # (a rank-0 value is read as a NumPy scalar)
     return k
 
 

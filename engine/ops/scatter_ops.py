@@ -139,7 +139,7 @@ def _min_max_grad(op, grad):
     return x_grad, None, y_grad
 
 
-_UPDATE = register_op("TensorScatterUpdate", eager_error_name=None, kernel=_scatter_kernel("update"), infer=_scatter_infer,
+_UPDATE = register_op("TensorScatterUpdate", kernel=_scatter_kernel("update"), infer=_scatter_infer,
                       grad=_update_grad, saves_inputs=(1,), saves_outputs=False,
                       doc="A copy of tensor with the indexed slices replaced by updates.")
 _ADD = register_op("TensorScatterAdd", kernel=_scatter_kernel("add"), infer=_scatter_infer, grad=_add_grad,

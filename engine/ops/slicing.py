@@ -35,7 +35,7 @@ from ..framework import dtypes
 from ..framework.context import ctx
 from ..framework.errors import InvalidArgumentError
 from ..framework.registry import register_op
-from ..framework.tensor import Tensor
+from ..framework.tensor import Tensor, noting_python_origin
 from ..framework.tensor_shape import Dimension, TensorShape
 from . import _shapes
 from . import array_ops, math_ops  # noqa: E402  (used at call time)
@@ -350,7 +350,7 @@ def _slice_grad(op, grad):
     return array_ops.pad(grad, paddings), None, None
 
 
-_SLICE = register_op("Slice", eager_error_name=None, kernel=_slice_kernel, infer=_slice_infer, grad=_slice_grad, saves_inputs=(1,),
+_SLICE = register_op("Slice", kernel=_slice_kernel, infer=_slice_infer, grad=_slice_grad, saves_inputs=(1,),
                      saves_outputs=False, linear="linear", doc="A contiguous block: ``begin`` and ``size`` per dimension.")
 
 
@@ -417,6 +417,7 @@ def slice(input_, begin, size, name=None):  # noqa: A001  (TF's name)
     """
     x = to_tensor(input_)
     b, s = _index_vectors(begin, size)
+    b, s = noting_python_origin(begin, b), noting_python_origin(size, s)   # (TF's errors tell lists from tensors)
     return execute(_SLICE, (x, b, s), name=name)
 
 

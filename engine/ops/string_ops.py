@@ -406,7 +406,7 @@ def _to_number_kernel(xp):
     return k
 
 
-_STRING_TO_NUMBER = register_op("StringToNumber", eager_error_name=None, kernel=_to_number_kernel, grad=None, dtypes=_STRING,
+_STRING_TO_NUMBER = register_op("StringToNumber", kernel=_to_number_kernel, grad=None, dtypes=_STRING,
                                 infer=lambda ic: [(ic.attrs.get("out_type", dtypes.float32), ic.shape(0))],
                                 inputs="string_tensor: string",
                                 doc="Each string parsed as a number of out_type.")

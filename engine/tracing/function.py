@@ -488,9 +488,10 @@ class FunctionTracer:
                 return value._from_tensor_list(parts)
             if _is_variable_argument(value):
                 variable_input(graph, value, name)
-            if _is_resource_spec(value):   # an iterator argument: a resource input, and its graph-side view
-                graph._resource_arguments = True
-                return value._placeholder_value(graph.add_input(dtypes.resource, TensorShape([]), name=name))
+            if _is_resource_spec(value):   # an iterator (a dataset) argument: a resource (variant) input,
+                graph._resource_arguments = True      # and its graph-side view
+                dtype = getattr(value, "dtype", dtypes.resource)
+                return value._placeholder_value(graph.add_input(dtype, TensorShape([]), name=name))
             return value
         with graph.as_default():
             symbolic = [make_input(v, n) for v, n in zip(nest.flatten((specs_args, specs_kwargs)), names)]
@@ -621,8 +622,9 @@ class ConcreteFunction:
         if len(flat) != len(self.graph.inputs):
             raise TypeError(f"{self.name} expected {len(self.graph.inputs)} tensor arguments, got {len(flat)}.")
         for i, (value, placeholder) in enumerate(zip(flat, self.graph.inputs)):
-            if placeholder.dtype == dtypes.resource and (type(value) is _Variable or _is_resource_argument(value)):
-                continue  # a variable (iterator) argument: any one of the traced dtype/shape (spec) may be passed
+            if placeholder.dtype in (dtypes.resource, dtypes.variant) and (type(value) is _Variable or
+                                                                          _is_resource_argument(value)):
+                continue  # a variable (iterator, dataset) argument: any one of the traced dtype/shape (spec)
             if value.dtype != placeholder.dtype:
                 raise InvalidArgumentError(
                     None, None, f"cannot compute {self.name} as input #{i}(zero-based) was expected to be a "

@@ -135,9 +135,9 @@ def test_for_protocol_in_a_function():
     assert int(f(ds, tf.constant(1, tf.int64))) == 6
     assert f.experimental_get_tracing_count() == 1
     assert "ReduceDataset" in op_types(f.get_concrete_function(ds, tf.constant(1, tf.int64)))
-    # The engine keys a dataset argument by identity, so another dataset object traces again
-    # (TF 2.21 keys it by element_spec and would not retrace).
-    assert int(f(R(5), tf.constant(1, tf.int64))) == 10 and f.experimental_get_tracing_count() == 2
+    # A dataset argument is keyed by its DatasetSpec (element_spec), as TF 2.21 keys it: another
+    # dataset of the same element_spec reuses the trace, and the loop reads the dataset passed.
+    assert int(f(R(5), tf.constant(1, tf.int64))) == 10 and f.experimental_get_tracing_count() == 1
 
 
 def test_for_protocol_with_break_stops_pulling_elements():
@@ -245,24 +245,38 @@ def test_python_for_without_autograph_unrolls_known_cardinality():
     ds = R(6).shuffle(6, seed=1)
 
     @tf.function(autograph=False)
-    def order(ds):
-        return tf.stack([x for x in ds])
-    first, second = order(ds).numpy().tolist(), order(ds).numpy().tolist()
+    def order():
+        return tf.stack([x for x in ds])   # (a dataset the function captures: its cardinality is known)
+    first, second = order().numpy().tolist(), order().numpy().tolist()
     assert sorted(first) == sorted(second) == list(range(6)) and first != second
     assert order.experimental_get_tracing_count() == 1
+
+
+def test_python_for_without_autograph_over_a_dataset_argument_is_refused(monkeypatch):
+    """A dataset argument is known only when the function runs: its loop cannot be unrolled (TF 2.21
+    raises ValueError too, "An unusually high number of `tf.data.Iterator.get_next()` calls")."""
+    monkeypatch.setattr(graph_ops, "MAX_UNROLL", 5)
+
+    @tf.function(autograph=False)
+    def order(ds):
+        return tf.stack([x for x in ds])
+    with pytest.raises(ValueError, match="unknown cardinality was unrolled 5 times"):
+        order(R(6))
 
 
 def test_python_for_over_an_unbounded_dataset_refuses_to_unroll_forever(monkeypatch):
     monkeypatch.setattr(graph_ops, "MAX_UNROLL", 5)
 
+    endless = R(3).repeat()
+
     @tf.function(autograph=False)
-    def f(ds):
+    def f():
         s = tf.constant(0, tf.int64)
-        for x in ds:
+        for x in endless:
             s += x
         return s
     with pytest.raises(ValueError, match="infinite cardinality was unrolled 5 times"):
-        f(R(3).repeat())
+        f()
 
 
 def test_same_dataset_argument_reuses_the_trace():
