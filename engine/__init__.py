@@ -64,7 +64,7 @@ from .ops.segment_ops import *  # noqa: F401,F403
 from .ops.scatter_ops import *  # noqa: F401,F403
 from .ops.control_flow_ops import case, cond, switch_case, while_loop  # noqa: F401
 from .ops.tensor_array_ops import TensorArray  # noqa: F401
-from .framework.dtypes import variant  # noqa: F401,E402  (tf.variant: the dtype of a TensorArray's flow)
+from .framework.dtypes import resource, variant  # noqa: F401,E402  (tf.variant: a TensorArray's flow; tf.resource: a variable's handle)
 from .ops.functional_ops import foldl, foldr, map_fn, scan, vectorized_map  # noqa: F401
 from .ops.script_ops import numpy_function, py_function  # noqa: F401
 from .ops.clip_ops import clip_by_global_norm, clip_by_norm, norm  # noqa: F401

@@ -494,8 +494,11 @@ def graph_to_graph_def(graph, freeze_variables=False):
 
     ``freeze_variables=True`` stores eager ``tf.Variable`` s used by the graph as constants (their
     current values): each ``ReadVariableOp`` of one becomes a ``Const`` of the same name and the handle
-    node disappears. Without it such graphs raise ``ValueError``, since a live Python object cannot
-    be written to a file. Graph-mode variables need neither: they are stored as ops.
+    node disappears. Without it, in a ``tf.function``'s graph, such a variable's handle is written
+    as TF writes a function's captured variable: a ``resource`` ``Placeholder``, which a call feeds
+    (the engine's graph refers to the variable itself: a live Python object cannot be written to a
+    file); in a ``tf.Graph`` it is a ``ValueError``. Graph-mode variables need neither: they are
+    stored as ops.
 
     The sub-graphs of control-flow ops (``tf.cond``, ``tf.while_loop``) go to the ``library``.
     """
@@ -504,6 +507,10 @@ def graph_to_graph_def(graph, freeze_variables=False):
     for op in graph.get_operations():
         variable = _eager_variable(op)
         if variable is not None:
+            if not freeze_variables and getattr(graph, "building_function", False):
+                nodes.append(NodeDef(op.name, "Placeholder", [], op.device,
+                                     {"dtype": _dtypes.resource, "shape": TensorShape([])}))
+                continue
             if not freeze_variables:
                 raise ValueError(
                     f"Cannot export node '{op.name}' (VarHandleOp): it refers to the eager tf.Variable "
@@ -516,7 +523,7 @@ def graph_to_graph_def(graph, freeze_variables=False):
                                      f"'{consumer.name}' ({consumer.type}) uses its handle, and only reads "
                                      f"can become constants.")
             continue  # the handle disappears; its reads become constants below
-        if op.type == "ReadVariableOp" and _eager_variable(op.inputs[0].op) is not None:
+        if freeze_variables and op.type == "ReadVariableOp" and _eager_variable(op.inputs[0].op) is not None:
             variable = _eager_variable(op.inputs[0].op)
             value = np.array(variable.numpy())
             nodes.append(NodeDef(op.name, "Const", ["^" + c.name for c in op.control_inputs], op.device,

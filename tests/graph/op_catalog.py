@@ -416,6 +416,7 @@ EXCLUDED = {
     "Assert": "control flow: sub-graph attrs; tested in tests/function/test_control_flow.py",
     "ReduceDataset": "tf.data: attrs hold a Python dataset; tested in tests/data/test_dataset_in_function.py",
     "AnonymousIteratorV3": "tf.data: attrs hold a Python dataset; tested in tests/data/test_dataset_in_function.py",
+    "DatasetCardinality": "tf.data: attrs hold a Python dataset; tested in tests/data/test_dataset_arguments.py",
     "IteratorGetNext": "tf.data iterator state; tested in tests/data/test_dataset_in_function.py",
     "RandomUniform": "random: shape/dtype and seeded determinism in test_random_ops_in_graphs",
     "RandomStandardNormal": "random: shape/dtype and seeded determinism in test_random_ops_in_graphs",

@@ -626,3 +626,22 @@ def test_public_names():
     assert tf.import_graph_def is import_graph_def
     assert tf.compat.v1.GraphDef is GraphDef
     assert tf.io.write_graph is tf_io.write_graph and tf.io.read_graph is tf_io.read_graph
+
+
+def test_a_function_graph_writes_a_captured_variable_as_a_resource_placeholder():
+    """TF 2.21 writes a tf.function's captured variable as a ``resource`` Placeholder its calls feed
+    (``mul/ReadVariableOp/resource``); the engine's graph holds the variable itself, and writes that
+    node as TF's kind of node, under the engine's name for it."""
+    v = tf.Variable(2.0, name="weight")
+
+    @tf.function
+    def f(x):
+        return x * v
+    graph_def = f.get_concrete_function(tf.constant(1.0)).graph.as_graph_def()
+    nodes = {n.name: n for n in graph_def.node}
+    assert (nodes["weight"].op, nodes["weight"].attr["dtype"], nodes["weight"].input) == \
+        ("Placeholder", tf.resource, [])
+    assert [n.op for n in graph_def.node] == ["Placeholder", "Placeholder", "ReadVariableOp", "Mul", "Identity"]
+    assert nodes["ReadVariableOp"].input == ["weight"]
+    frozen = f.get_concrete_function(tf.constant(1.0)).graph.as_graph_def(freeze_variables=True)
+    assert [n.op for n in frozen.node] == ["Placeholder", "Const", "Mul", "Identity"]
