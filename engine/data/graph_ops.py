@@ -86,6 +86,8 @@ class LoopBodyGraph(FuncGraph):
     ``(outer tensor, placeholder)`` pairs), which the loop op feeds.
     """
 
+    _lists_outer_values = False   # (its ``captures`` are the enclosing graph's tensors it is fed)
+
     def __init__(self, name, outer_graph):
         super().__init__(name)
         self.outer_graph = outer_graph

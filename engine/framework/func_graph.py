@@ -23,7 +23,7 @@ from .context import _eager_enabled, ctx
 from .errors import InaccessibleTensorError
 from .graph import Graph, SymbolicTensor, _default_graph_stack
 from .registry import get_op
-from .tensor import convert_to_tensor
+from .tensor import EagerTensor, convert_to_tensor
 from .tensor_shape import TensorShape
 
 __all__ = ["FuncGraph", "init_scope", "inside_function", "out_of_scope_error"]
@@ -65,6 +65,7 @@ class FuncGraph(Graph):
         self.structured_outputs = None
         self.stateful_ops = []     # in creation order; all run on every call
         self.created_variables = []
+        self.captures = []         # [(outer value, its tensor in this graph)], in the order captured
         self._chaining_disabled = False  # while building a gradient graph (it must not wait on side effects)
 
     def add_input(self, dtype, shape=None, name=None):
@@ -102,10 +103,42 @@ class FuncGraph(Graph):
             converted[0]
         return self.structured_outputs
 
+    # --- captures: values from outside that the traced function uses ------------------------
+    # TF feeds a function's captures as extra inputs, placeholders named after their first use. The
+    # engine's graph holds them as they are: an eager tensor as a ``Const`` of its value, an eager
+    # variable as a ``VarHandleOp`` that refers to the variable (``Graph.variable_handle``). The
+    # pairs are listed, as TF lists them, in ``captures``. (Graphs of control-flow branches and
+    # loop bodies, which capture the enclosing graph's tensors as placeholders, keep their own list.)
+    _lists_outer_values = True
+
     def _capture(self, value):
         if isinstance(value, SymbolicTensor) and value.graph is not self and _is_dead_function_tensor(value):
             raise out_of_scope_error(value)
+        if self._lists_outer_values and type(value) is EagerTensor:
+            seen = self.__dict__.setdefault("_captured_values", {})   # (one node per value, however often used)
+            inner = seen.get(value._id)
+            if inner is None:
+                inner = seen[value._id] = super()._capture(value)
+                self.captures.append((value, inner))
+            return inner
         return super()._capture(value)
+
+    def variable_handle(self, variable):
+        known = variable._id in self.__dict__.get("_eager_variable_handles", {})
+        handle = super().variable_handle(variable)
+        if self._lists_outer_values and not known and variable._graph is None:
+            self.captures.append((variable, handle))
+        return handle
+
+    @property
+    def external_captures(self):
+        """The captured values, from outside the function (for a variable, the variable: its handle)."""
+        return [outer for outer, _ in self.captures]
+
+    @property
+    def internal_captures(self):
+        """The tensors of this graph that stand for them."""
+        return [inner for _, inner in self.captures]
 
     def __repr__(self):
         return f"FuncGraph(name={self.name}, id={id(self)})"

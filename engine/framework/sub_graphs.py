@@ -29,6 +29,8 @@ class ControlFlowGraph(FuncGraph):
     flow, a capture goes through every level in between.
     """
 
+    _lists_outer_values = False   # (its ``captures`` are the enclosing graph's tensors it is fed)
+
     def __init__(self, name, outer_graph):
         super().__init__(name)
         self.outer_graph = outer_graph

@@ -609,6 +609,15 @@ class ConcreteFunction:
         return tuple(getattr(self.graph, "captured_variables", ()))
 
     @property
+    def captured_inputs(self):
+        """The values from outside the function that its graph uses (``graph.external_captures``).
+
+        A captured variable is listed as the variable itself, which is the engine's handle of it
+        (TF lists the variable's ``resource`` handle tensor).
+        """
+        return list(getattr(self.graph, "external_captures", ()))
+
+    @property
     def trainable_variables(self):
         return tuple(v for v in self.variables if v.trainable)
 
