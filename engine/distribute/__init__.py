@@ -12,7 +12,9 @@ Read in this order:
    ring, NCCL) and ``all_reduce_log.py``, which records every step they take.
 5. ``collective_ops.py``: the all-reduce as a graph op, for ``tf.function``.
 6. ``input_lib.py``: splitting global batches across replicas.
-7. ``mirrored_strategy.py``, ``one_device_strategy.py``: the strategies.
+7. ``mirrored_strategy.py``, ``one_device_strategy.py``: the strategies (and how a device
+   the machine lacks becomes a replica placed on the host); ``central_storage_strategy.py``:
+   one copy of each variable on the CPU, the computation mirrored over the GPUs.
 
 ``distribute_utils.py`` holds the hooks Keras calls.
 
@@ -39,6 +41,7 @@ from .distribute_lib import (Strategy, StrategyExtended, experimental_set_strate
                              get_strategy, has_strategy, in_cross_replica_context, install_variable_creator)
 from .input_lib import DistributedDataset, DistributedIterator  # noqa: F401
 from .mirrored_strategy import MirroredStrategy  # noqa: F401
+from .central_storage_strategy import CentralStorageStrategy  # noqa: F401
 from .one_device_strategy import OneDeviceStrategy  # noqa: F401
 from .reduce_util import ReduceOp  # noqa: F401
 from .replica_context import InputContext, ReplicaContext, ValueContext  # noqa: F401
@@ -65,6 +68,7 @@ class experimental:  # noqa: N801  (a namespace, as in TF)
     CollectiveCommunication = CollectiveCommunication
     MultiWorkerMirroredStrategy = _ExperimentalMWMS   # TF's older form: (communication, cluster_resolver)
     ParameterServerStrategy = ParameterServerStrategy
+    CentralStorageStrategy = CentralStorageStrategy
 
     class partitioners:  # noqa: N801
         FixedShardsPartitioner = FixedShardsPartitioner

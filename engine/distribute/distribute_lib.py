@@ -41,7 +41,7 @@ from .. import autograph
 from ..framework.context import ctx
 from ..framework.device import default_device, lookup_device
 from ..framework.device import device as device_scope
-from ..framework.tensor import EagerTensor, convert_to_tensor
+from ..framework.tensor import EagerTensor, Tensor, convert_to_tensor
 from ..ops import array_ops, math_ops, reduction_ops
 from ..variables import Variable
 from .collective_ops import all_reduce_tensors
@@ -49,7 +49,7 @@ from .input_lib import DistributedDataset, DistributedDatasetsFromFunction
 from .mirrored_run import call_for_each_replica, handle_sync
 from .reduce_util import ReduceOp, as_reduce_op
 from .replica_context import InputContext, ReplicaContext, ValueContext, _as_tensor
-from .values import DistributedValues, DistributedVariable, Mirrored, regroup, select_replica
+from .values import DistributedValues, DistributedVariable, Mirrored, is_per_replica, regroup, select_replica
 
 __all__ = ["Strategy", "StrategyExtended", "ReplicaContext", "InputContext", "ValueContext", "get_strategy",
            "get_replica_context", "in_cross_replica_context", "has_strategy", "experimental_set_strategy"]
@@ -157,7 +157,7 @@ class StrategyExtended:
         A ``PerReplica`` argument gives each component its own value.
         """
         kwargs = kwargs or {}
-        components = var.values if isinstance(var, DistributedVariable) else (var,)
+        components = var._values if isinstance(var, DistributedVariable) else (var,)
         results = []
         for i, component in enumerate(components):
             with device_scope(component._device):
@@ -209,7 +209,7 @@ class StrategyExtended:
 def _destination_devices(destinations):
     """The devices ``destinations`` names: a device string's, a tensor's, each component's of a distributed value."""
     if isinstance(destinations, (DistributedValues, DistributedVariable)):
-        return [c._device for c in destinations.values]
+        return [c._device for c in destinations._values]
     if isinstance(destinations, str):
         return [lookup_device(destinations)]
     if hasattr(destinations, "_device"):
@@ -225,6 +225,10 @@ class Strategy:
     ``distribute_datasets_from_function``, ``experimental_distribute_values_from_function``,
     ``num_replicas_in_sync``, ``extended``.
     """
+
+    #: ``reduce("SUM", v)`` of a plain value ``v`` with one replica: a tensor copied to the destination
+    #: (TF 2.21's MirroredStrategy and CentralStorageStrategy), or ``v`` itself (OneDevice, the default strategy).
+    _sum_copies_plain_values = False
 
     def __init__(self, extended):
         self._extended = extended
@@ -293,17 +297,21 @@ class Strategy:
     def _local_parts(self, value):
         """Each replica's tensor: the components of a distributed value, or N copies of a plain one."""
         if isinstance(value, DistributedVariable):
-            return [c._read() for c in value.values]
+            return [c._read() for c in value._values]
         if isinstance(value, DistributedValues):
             return [_as_tensor(v) for v in value.values]
         return [_as_tensor(value)] * self.num_replicas_in_sync
 
     def _reduce_to_device(self, reduce_op, value, destination):
         """SUM/MEAN of the components of ``value``, computed on ``destination`` (engine ops: traceable)."""
-        if not isinstance(value, (DistributedValues, DistributedVariable)):
+        if not is_per_replica(value):     # (an AggregatingVariable too: one copy, shared; TF's check)
             if reduce_op is ReduceOp.SUM and self.num_replicas_in_sync > 1:
                 raise ValueError(f"A non-DistributedValues value {value!s} cannot be reduced with the given reduce "
                                  f"op {reduce_op}.")
+            if reduce_op is ReduceOp.SUM and self._sum_copies_plain_values and \
+                    isinstance(value, (Tensor, Variable, int, float)):
+                with device_scope(destination):   # TF's broadcast of the one value: a tensor, a variable read
+                    return array_ops.identity(_as_tensor(value))
             return value
         parts = self._local_parts(value)
         algorithm, devices = self._extended._cross_device_ops, self._extended._devices
@@ -321,7 +329,7 @@ class Strategy:
 
     def gather(self, value, axis):
         """Concatenate the replicas' components of ``value`` along ``axis`` (a plain value is returned as is)."""
-        if not isinstance(value, (DistributedValues, DistributedVariable)):
+        if not is_per_replica(value):
             return value
         parts = self._local_parts(value)
         with device_scope(ctx.device or lookup_device("/CPU:0")):
@@ -329,8 +337,8 @@ class Strategy:
 
     def experimental_local_results(self, value):
         """The components of ``value`` as a tuple, one per replica (``(value,)`` for a plain value)."""
-        if isinstance(value, (DistributedValues, DistributedVariable)):
-            return tuple(value.values)
+        if is_per_replica(value):
+            return tuple(value._values)
         return (value,)
 
     def experimental_distribute_values_from_function(self, value_fn):

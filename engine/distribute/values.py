@@ -15,6 +15,9 @@ hides the copies behind objects that hold them all:
   by metrics). Each replica updates only its own copy, with no communication;
   reading it outside the replicas (*cross-replica context*) combines the copies
   (sum or mean). Cheap updates, one reduction when you look.
+* :class:`AggregatingVariable`: ``CentralStorageStrategy`` 's variable with several
+  replicas: *one* copy, on the parameter device, that every replica reads;
+  updates made inside the replicas are combined and applied once.
 
 How a distributed variable meets the rest of the engine: the engine asks a
 variable for ``_read()``, ``assign*``, ``dtype``/``shape``/``name``/``trainable``
@@ -40,14 +43,15 @@ import numpy as np
 
 from ..framework.context import ctx
 from ..framework.device import device as device_scope
-from ..framework.tensor import convert_to_tensor
+from ..framework.tensor import EagerTensor, Tensor, convert_to_tensor
 from ..framework.tensor_spec import TensorSpec
 from ..ops import math_ops
 from ..variables import Variable, VariableAggregation, VariableSynchronization, _READ
 from .reduce_util import ReduceOp
 
 __all__ = ["DistributedValues", "PerReplica", "Mirrored", "DistributedVariable", "MirroredVariable",
-           "SyncOnReadVariable", "PerReplicaSpec", "regroup", "select_replica", "is_distributed"]
+           "SyncOnReadVariable", "AggregatingVariable", "PerReplicaSpec", "regroup", "select_replica",
+           "is_distributed", "is_per_replica"]
 
 
 def _component_text(values, fmt):
@@ -125,6 +129,11 @@ def is_distributed(x):
     return isinstance(x, (DistributedValues, DistributedVariable))
 
 
+def is_per_replica(x):
+    """True for values with one component per replica: ``PerReplica``, ``Mirrored``, mirrored/sync-on-read variables."""
+    return isinstance(x, DistributedValues) or (isinstance(x, DistributedVariable) and x._per_replica)
+
+
 def _local_index(value):
     """Which component the current thread should use.
 
@@ -153,7 +162,12 @@ class DistributedVariable(Variable):
 
     It subclasses ``tf.Variable`` so ``isinstance(v, tf.Variable)`` holds (as in TF)
     and the operators (``v * 2``, ``v @ x``) work: they all go through ``_read()``.
+    ``_per_replica``: True if the components are per-replica copies (a
+    ``strategy.reduce`` combines them); False for :class:`AggregatingVariable`,
+    whose one component all the replicas share.
     """
+
+    _per_replica = True
 
     def __init__(self, *args, **kwargs):
         if "_values" in self.__dict__:
@@ -374,6 +388,93 @@ class SyncOnReadVariable(DistributedVariable):
         elif self._aggregation is VariableAggregation.SUM and not isinstance(value, DistributedValues):
             value = math_ops.cast(convert_to_tensor(value, dtype_hint=self._dtype) / len(self._values), self._dtype)
         self._update_components(method, value)
+
+
+class AggregatingVariable(DistributedVariable):
+    """One variable on the parameter device, shared by every replica (``CentralStorageStrategy``).
+
+    TF's ``ps_values.AggregatingVariable``: there is a single copy, so there is
+    nothing to mirror; what it adds to the plain variable it wraps is the rule
+    for updates made *inside* ``strategy.run``, where N replicas would each
+    update the one copy:
+
+    * ``SUM`` / ``MEAN``: the replicas' values are combined (a ``merge_call``), the
+      variable is updated once with the result;
+    * ``ONLY_FIRST_REPLICA``: replica 0's value, once;
+    * ``NONE``: TF refuses (the long ``ValueError`` below). The engine refuses too,
+      *unless every replica passes the same value*: then it is updated once with
+      it. The engine's Keras optimizer updates the variables inside each replica
+      with gradients that were all-reduced first, so every replica computes the
+      same update, and applying it once is what Keras does in TF (there the
+      optimizer updates once, in cross-replica context). Inside a ``tf.function``
+      the values cannot be compared when traced: replica 0's is applied.
+
+    Outside ``run`` (cross-replica context) updates go straight to the variable.
+    Reads, everywhere, read the one copy. It prints as the variable it wraps,
+    and, as in TF, has no ``.values``; ``strategy.reduce`` treats it as a plain
+    value; ``get()`` returns the wrapped variable.
+    """
+
+    _per_replica = False
+
+    @property
+    def values(self):
+        raise AttributeError("'AggregatingVariable' object has no attribute 'values'")
+
+    def get(self):
+        """The wrapped variable (on the parameter device)."""
+        return self._values[0]
+
+    def _local(self):
+        return self._values[0]
+
+    def _update(self, method, value):
+        replica = self._replica_context()
+        if replica is None:
+            self._update_components(method, value)
+        else:
+            replica.merge_call(_merge_aggregating_update, args=(self, method, value))
+
+    def __repr__(self):
+        return repr(self._values[0])
+
+    def __str__(self):
+        return str(self._values[0])
+
+
+_NEEDS_AGGREGATION = (
+    "You must specify an aggregation method to update a AggregatingVariable in Replica Context. You can do so by "
+    "passing an explicit value for argument `aggregation` to tf.Variable(..).e.g. `tf.Variable(..., "
+    "aggregation=tf.VariableAggregation.SUM)``tf.VariableAggregation` lists the possible aggregation methods.This "
+    "is required because AggregatingVariable should always be kept in sync. When updating them or assigning to them "
+    "in a replica context, we automatically try to aggregate the values before updating the variable. For this "
+    "aggregation, we need to know the aggregation method. Another alternative is to not try to update such "
+    "AggregatingVariable in replica context, but in cross replica context. You can enter cross replica context by "
+    "calling `tf.distribute.get_replica_context().merge_call(merge_fn, ..)`.Inside `merge_fn`, you can then update "
+    "the AggregatingVariable using `tf.distribute.StrategyExtended.update()`.")
+
+
+def _same_values(values):
+    """True if every replica passes the same value. Symbolic tensors (tracing) cannot be compared: True."""
+    arrays = []
+    for v in values:
+        if isinstance(v, Tensor) and not isinstance(v, EagerTensor):
+            return True
+        arrays.append(np.asarray(v.numpy() if isinstance(v, EagerTensor) else v))
+    first = arrays[0]
+    return all(a.shape == first.shape and np.array_equal(a, first, equal_nan=a.dtype.kind in "fc")
+               for a in arrays[1:])
+
+
+def _merge_aggregating_update(strategy, variable, method, value):
+    """Once, in cross-replica context: apply the replicas' update of an AggregatingVariable (see its docstring)."""
+    if variable._aggregation is VariableAggregation.NONE:
+        values = value._values if isinstance(value, DistributedValues) else (value,)
+        if not _same_values(values):
+            raise ValueError(_NEEDS_AGGREGATION)
+        variable._update_components(method, values[0])
+        return
+    _merge_mirrored_update(strategy, variable, method, value)
 
 
 def make_distributed_variable(strategy, components, synchronization):
