@@ -5,29 +5,42 @@ branch while the graph is built, because ``x`` has no value yet. AutoGraph
 rewrites the function's *source code* so that control flow becomes calls
 that decide at trace time what to do::
 
-    def collatz(n):                  def tf__collatz(n):
-        steps = 0                        steps = 0
-        while n != 1:                    def get_state():
-            if n % 2 == 0:                   return (n, steps)
-                n = n // 2               def set_state(vars_):
-            else:            ==>             nonlocal n, steps
-                n = 3 * n + 1                n, steps = vars_
-            steps += 1                   def loop_body():
-        return steps                         nonlocal n, steps
-                                             ...   # the if, converted the same way
-                                             ag__.if_stmt(n % 2 == 0, if_body, else_body, get_state_1,
-                                                          set_state_1, ('n',), 1)
+    def collatz(n):              def tf__collatz(n):
+        steps = 0                    with ag__.FunctionScope('collatz', 'fscope', ag__.ConversionOptions(...)) as fscope:
+        while n != 1:                    do_return = False
+            if n % 2 == 0:               retval_ = ag__.UndefinedReturnValue()
+                n = n // 2               steps = 0
+            else:            ==>         def get_state_1():
+                n = 3 * n + 1                return (steps, n)
+            steps += 1                   def set_state_1(vars_):
+        return steps                         nonlocal steps, n
+                                             steps, n = vars_
+                                         def loop_body():
+                                             nonlocal steps, n
+                                             ...   # the if, converted the same way:
+                                             ag__.if_stmt(ag__.ld(n) % 2 == 0, if_body, else_body,
+                                                          get_state, set_state, ('n',), 1)
+                                             steps = ag__.ld(steps)
                                              steps += 1
                                          def loop_test():
-                                             return n != 1
-                                         ag__.while_stmt(loop_test, loop_body, get_state, set_state,
-                                                         ('n', 'steps'), {})
-                                         return steps
+                                             return ag__.ld(n) != 1
+                                         ag__.while_stmt(loop_test, loop_body, get_state_1, set_state_1,
+                                                         ('steps', 'n'), {})
+                                         try:
+                                             do_return = True
+                                             retval_ = ag__.ld(steps)
+                                         except:
+                                             do_return = False
+                                             raise
+                                         return fscope.ret(retval_, do_return)
 
 At trace time ``ag__.while_stmt`` sees that ``n != 1`` is a symbolic tensor and
-builds a ``tf.while_loop`` with loop variables ``n`` and ``steps``; with a
+builds a ``tf.while_loop`` with loop variables ``steps`` and ``n``; with a
 Python ``n`` it would simply run the Python loop (unrolling it into the graph).
-``tf.autograph.to_code(collatz)`` prints the full converted source.
+``tf.autograph.to_code(collatz)`` prints the converted source: TF 2.21's text,
+and the code the engine runs. (``ag__.ld`` reads a variable: one not assigned
+yet raises ``UnboundLocalError``; ``fscope.ret`` gives the return value, None if
+no ``return`` ran.)
 
 Read in this order:
 
@@ -39,12 +52,19 @@ Read in this order:
 * ``engine/ops/control_flow_ops.py``: ``tf.cond`` and ``tf.while_loop``
   themselves, with their gradients.
 
-Differences from TF: converted code has no ``FunctionScope``/``ag__.ld``
-wrappers; ``print`` stays Python's ``print`` (it runs while tracing);
-``assert`` statements and list ``append`` in loops are not converted; only
-plain names are loop variables (not ``self.x``); loops may have an ``else:``
-clause; ``if c: return a`` followed by code is rewritten recursively, so
-``if/elif`` chains that return everywhere work (TF 2.21 refuses some).
+Differences from TF: TF writes the names of a ``nonlocal`` statement, and
+consecutive ``x = ag__.Undefined('x')`` lines, in a Python set's order (it
+changes with ``PYTHONHASHSEED``): the engine builds the same set, so its order
+is TF's under the same seed (``converter.tf_set_order``; TF's set of Undefined
+names comes out of set differences, and may order two names whose hashes share
+a slot the other way); a nested ``def`` that
+is decorated or a generator is converted when it is called (TF converts it in
+place, as the engine does the other nested ``def`` s); ``print`` stays Python's ``print``
+(it runs while tracing); ``assert`` statements and list ``append`` in loops
+are not converted; only plain names are loop variables (not ``self.x``); loops
+may have an ``else:`` clause; ``if c: return a`` followed by code is rewritten
+recursively, so ``if/elif`` chains that return everywhere work (TF 2.21 refuses
+some).
 """
 from .api import ConversionError, do_not_convert, to_code, to_graph
 

@@ -255,7 +255,7 @@ def _convert_entity(entity, recursive):
     except _NotConvertible:
         per_function[recursive] = None
         raise
-    if code is None:                       # nothing to convert (e.g. a lambda without `and`/`or`/`if`)
+    if code is None:                       # nothing to convert
         per_function[recursive] = None
         return entity
     converted = _rebuild(entity, code, source)
@@ -298,18 +298,15 @@ def _converted_code(function, recursive):
         raise _NotConvertible("generators and coroutines are not converted")
     if function.__name__ == "<lambda>":
         node = converter.convert_lambda(_lambda_ast(function), recursive)
-        if node is None:
-            result = (None, ast.unparse(_lambda_ast(function)))
-            _code_cache[key] = result
-            return result
-        body = [ast.Return(value=node)]
+        assign = ast.Assign(targets=[ast.Name(id="tf__lam", ctx=ast.Store())], value=node)
+        body = [assign, ast.Return(value=ast.Name(id="tf__lam", ctx=ast.Load()))]
         name = "<lambda>"
-        source = ast.unparse(node)
+        source = ast.unparse(ast.fix_missing_locations(assign)) + "\n"
     else:
         node = converter.convert_function(_function_ast(function), recursive, _class_name(function))
         body = [node, ast.Return(value=ast.Name(id=node.name, ctx=ast.Load()))]
         name = node.name
-        source = ast.unparse(node)
+        source = ast.unparse(node) + "\n"     # (TF's to_code ends with a newline too)
     result = (_compile_in_factory(function, body, name), source)
     _code_cache[key] = result
     return result

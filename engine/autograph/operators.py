@@ -47,7 +47,8 @@ from ..ops import array_ops, control_flow_ops, math_ops
 from ..util import nest
 
 __all__ = ["if_stmt", "while_stmt", "for_stmt", "if_exp", "and_", "or_", "not_", "Undefined",
-           "UndefinedReturnValue", "retval", "converted_call", "range_", "len_"]
+           "UndefinedReturnValue", "retval", "ld", "ldu", "converted_call", "range_", "len_", "ConversionOptions",
+           "STD", "FunctionScope", "with_function_scope", "autograph_artifact"]
 
 _DOCS = "See https://github.com/tensorflow/tensorflow/blob/master/tensorflow/python/autograph/g3doc/reference/" \
         "limitations.md#consistency-of-control-flow-types for more info."
@@ -82,6 +83,107 @@ class UndefinedReturnValue:
 def retval(value):
     """The function's result: ``None`` if no ``return`` statement ran."""
     return None if isinstance(value, UndefinedReturnValue) else value
+
+
+def ld(value):
+    """``ag__.ld(x)``: the value of a variable the user's code reads.
+
+    A variable that has no value yet holds an ``Undefined``; reading it is Python's
+    error for a local read before assignment (``UnboundLocalError``), as in TF.
+    """
+    if isinstance(value, Undefined):
+        raise UnboundLocalError(f"'{value.symbol_name}' is used before assignment")
+    return value
+
+
+def ldu(load, name):
+    """``ag__.ldu(lambda: x, 'x')``: ``load()``, or ``Undefined(name)`` if that fails to find the value."""
+    try:
+        return load()
+    except (KeyError, AttributeError, NameError):
+        return Undefined(name)
+
+
+# ======================================================================================
+# Function scopes
+# ======================================================================================
+class ConversionOptions:
+    """How a function was converted (``ag__.ConversionOptions(recursive=True, ...)`` in converted code).
+
+    ``recursive``: the functions it calls are converted too (by ``converted_call``);
+    ``user_requested``: the conversion was asked for (``tf.function``, ``to_graph``);
+    ``optional_features``: accepted, not acted on (see ``tf.autograph.experimental.Feature``).
+    """
+
+    def __init__(self, recursive=False, user_requested=False, internal_convert_user_code=True,
+                 optional_features=None):
+        self.recursive = recursive
+        self.user_requested = user_requested
+        self.internal_convert_user_code = internal_convert_user_code
+        if optional_features is None:
+            optional_features = ()
+        elif not isinstance(optional_features, (set, list, tuple)):
+            optional_features = (optional_features,)
+        self.optional_features = frozenset(optional_features)
+
+    def uses(self, feature):
+        return feature in self.optional_features or any(getattr(f, "name", f) == "ALL"
+                                                        for f in self.optional_features)
+
+    def call_options(self):
+        """The options of the functions this one calls: recursive as this one, never user-requested."""
+        return ConversionOptions(recursive=self.recursive, user_requested=False,
+                                 internal_convert_user_code=self.recursive,
+                                 optional_features=self.optional_features)
+
+    def __repr__(self):
+        return f"ConversionOptions[{{}}]"
+
+
+STD = ConversionOptions(recursive=True)
+
+
+class FunctionScope:
+    """``with ag__.FunctionScope('f', 'fscope', options) as fscope:``, around a converted function's body.
+
+    It holds the options the function was converted with (``converted_call`` reads
+    them: ``fscope.callopts``), and ``fscope.ret(retval_, do_return)`` gives the
+    function's result: the value, or ``None`` when no ``return`` ran.
+    """
+
+    def __init__(self, function_name, scope_name, options):
+        self.function_name = function_name
+        self.name = scope_name
+        self.options = options
+        self.callopts = options.call_options()
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, exc_type, exc_value, traceback):
+        return False
+
+    def ret(self, value, did_return):
+        """What the function returns: ``value``, or None if it is still the ``UndefinedReturnValue``."""
+        del did_return
+        if isinstance(value, UndefinedReturnValue):
+            return None
+        return value
+
+
+def with_function_scope(thunk, scope_name, options):
+    """A converted lambda's body: ``thunk(scope)`` inside a :class:`FunctionScope`."""
+    with FunctionScope("lambda_", scope_name, options) as scope:
+        return thunk(scope)
+
+
+def autograph_artifact(entity):
+    """Mark a function made by converted code (a lambda of converted code): ``converted_call`` runs it as is."""
+    try:
+        entity.__ag_converted__ = True
+    except AttributeError:
+        pass
+    return entity
 
 
 def _is_none_or_undef(value):
@@ -582,11 +684,19 @@ def len_(s):
 _convert_for_call = None
 
 
-def converted_call(f, args, kwargs, options=None):
-    """Call ``f(*args, **kwargs)``, converting ``f`` first if it is user code (``recursive=True``)."""
+def converted_call(f, args, kwargs, caller_fn_scope=None, options=None):
+    """Call ``f(*args, **kwargs)``, converting ``f`` first if it is user code.
+
+    ``caller_fn_scope`` is the caller's :class:`FunctionScope`; its options (or
+    ``options``) say whether called functions are converted (``recursive``).
+    """
     kwargs = kwargs or {}
     if f is builtins.range:
         return range_(*args, **kwargs)
     if f is builtins.len:
         return len_(*args, **kwargs)
+    if options is None and caller_fn_scope is not None:
+        options = caller_fn_scope.callopts
+    if options is not None and not options.recursive:
+        return f(*args, **kwargs)
     return _convert_for_call(f)(*args, **kwargs)

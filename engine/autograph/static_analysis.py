@@ -18,8 +18,9 @@ Scopes: nested functions, lambdas, classes and comprehensions have their own
 locals. What they assign does not leak out; what they read from outside counts
 as a read where they are defined (a safe over-approximation).
 
-Results are stored on the AST nodes: ``node.ag_live_out`` for ``if``/``while``/
-``for``, and ``node.ag_live_at_head`` for loops.
+Results are stored on the AST nodes: ``node.ag_live_out`` (live after the statement)
+and ``node.ag_live_in`` (live before it) for ``if``/``while``/``for``, and
+``node.ag_live_at_head`` for loops.
 """
 import ast
 
@@ -115,19 +116,25 @@ def _stmt(s, live_out):
     live_out = set(live_out)
     if isinstance(s, ast.If):
         s.ag_live_out = frozenset(live_out)
-        return reads(s.test) | _block(s.body, live_out) | _block(s.orelse, live_out)
+        live_in = reads(s.test) | _block(s.body, live_out) | _block(s.orelse, live_out)
+        s.ag_live_in = frozenset(live_in)
+        return live_in
     if isinstance(s, ast.While):
         s.ag_live_out = frozenset(live_out)
         head = _fixpoint(lambda h: _block(s.body, h), live_out | reads(s.test))
         s.ag_live_at_head = frozenset(head)
-        return head | _block(s.orelse, live_out)
+        live_in = head | _block(s.orelse, live_out)
+        s.ag_live_in = frozenset(live_in)
+        return live_in
     if isinstance(s, ast.For):
         s.ag_live_out = frozenset(live_out)
         targets = assigned(s.target)
         extra = reads(getattr(s, "ag_extra_test", None))
         head = _fixpoint(lambda h: _block(s.body, h) - targets, live_out | extra)
         s.ag_live_at_head = frozenset(head)
-        return head | reads(s.iter) | _block(s.orelse, live_out)
+        live_in = head | reads(s.iter) | _block(s.orelse, live_out)
+        s.ag_live_in = frozenset(live_in)
+        return live_in
     if isinstance(s, (ast.With, ast.AsyncWith)):
         targets = assigned([item.optional_vars for item in s.items if item.optional_vars is not None])
         return (_block(s.body, live_out) - targets) | reads([item.context_expr for item in s.items])
