@@ -24,6 +24,7 @@ metaclass makes ``tf.Variable(...)`` return a :class:`ResourceVariable`
 ``assign_sub``, ``v[i].assign``) returns an ``_UnreadVariable``: a view of ``v`` printed as
 ``<tf.Variable 'UnreadVariable' shape=() dtype=float32, numpy=2.0>``, whose value is read when used.
 """
+import contextlib
 import sys
 
 import numpy as np
@@ -417,8 +418,18 @@ class Variable(metaclass=VariableMetaclass):
         on a buffer no tensor shares, updates it in place (``resource_ops._assign_kernel``):
         tensors read earlier keep their values either way (copy on write).
         """
-        if ctx.graph is not None:
-            return ctx.graph.assign_variable(self, value, op_type, read_value)
+        graph = ctx.graph
+        if graph is not None:
+            assign = graph.assign_variable(self, value, op_type, read_value=False)
+            if not read_value:
+                return assign
+            # TF's ``_lazy_read``: in a function, the value is read after the assignment only where it is
+            # used; in a tf.Graph (Session.run's world, which fetches tensors) the read is made now.
+            read = None
+            if not getattr(graph, "building_function", False):
+                with graph.control_dependencies([assign]):
+                    read = graph.read_variable(self)
+            return _UnreadVariable._of(self, assign, read)
         execute(_ROWS[op_type], (self, value))
         return self._assigned(read_value)
 
@@ -542,18 +553,48 @@ class ResourceVariable(Variable):
 
 
 class _UnreadVariable(ResourceVariable):
-    """What ``v.assign(...)`` (``assign_add``, ``assign_sub``) returns eagerly: TF's ``_UnreadVariable``.
+    """What ``v.assign(...)`` (``assign_add``, ``assign_sub``) returns: TF's ``_UnreadVariable``.
 
     A view of the assigned variable, not a copy: it shares the variable's state (its value, its id,
     so tapes and graphs see the same variable), reads its value when used (``r.numpy()`` after a later
     ``v.assign`` shows the later value, as in TF), writes through to it, and is named ``"UnreadVariable"``.
+
+    In a graph (a ``tf.function``, a ``tf.Graph``) it holds the assignment op, ``op``: the graph reads
+    the variable only where the view is used, in a ``ReadVariableOp`` that runs after that op
+    (``sess.run(v.assign_add(1))`` runs the assignment, then reads); unused, there is no read.
     """
 
+    __slots__ = ("_parent_op", "_graph_element")
+
     @classmethod
-    def _of(cls, variable):
+    def _of(cls, variable, parent_op=None, graph_element=None):
         view = object.__new__(cls)
         view.__dict__ = variable.__dict__     # the same state: a view of the variable
+        view._parent_op = parent_op           # (slots of the view, not of that state)
+        view._graph_element = graph_element   # in a tf.Graph: the read made with the assignment
         return view
+
+    @property
+    def op(self):
+        return self._parent_op if self._parent_op is not None else super().op
+
+    def _read(self):
+        parent = self._parent_op
+        if parent is None:
+            return super()._read()
+        if self._graph_element is not None and ctx.graph is self._graph_element.graph:
+            return self._graph_element
+        graph = parent.graph
+        with graph.as_default() if ctx.graph is not graph else contextlib.nullcontext(), \
+                graph.control_dependencies([parent]):
+            return super()._read()
+
+    def _graph_value(self):
+        if self._graph_element is not None:
+            return self._graph_element
+        if self._parent_op is None:
+            return super()._graph_value()
+        return self._read()   # (a read of its own, after the assignment: not the variable's shared one)
 
     @property
     def name(self):

@@ -445,7 +445,9 @@ class _ControlDependencies:
             return None
         ops = []
         for c in self._inputs:
-            if hasattr(c, "_is_variable"):
+            if getattr(c, "_parent_op", None) is not None:   # ``v.assign(...)``'s result: its assignment op
+                c = c._parent_op
+            elif hasattr(c, "_is_variable"):
                 c = c._graph_value() if getattr(c, "_graph", None) is g else c
             if isinstance(c, SymbolicTensor):
                 c = c.op
