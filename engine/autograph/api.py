@@ -132,7 +132,7 @@ def to_code(entity, recursive=True, experimental_optional_features=None):
         _, source = _converted_code(function, recursive)
     except _NotConvertible as error:
         raise ConversionError(f"converting {entity!r}: {error}") from None
-    return source
+    return str(source)
 
 
 def do_not_convert(func=None):
@@ -168,7 +168,7 @@ class AutoGraph:
             code, source = _converted_code(function, self.recursive)
         except _NotConvertible as error:
             raise ConversionError(f"converting {function!r}: {error}") from None
-        return function if code is None else _rebuild(function, code, source)
+        return function if code is None else _rebuild(function, code, str(source))
 
 
 _AUTOGRAPH_SEAM = seams.declare(
@@ -276,11 +276,25 @@ def _convert_with(chosen, function):
     return converted
 
 
+class _Source:
+    """The converted code as text, written when ``to_code`` first asks for it (tracing never needs it)."""
+
+    __slots__ = ("node", "text")
+
+    def __init__(self, node):
+        self.node, self.text = node, None
+
+    def __str__(self):
+        if self.text is None:
+            self.text = ast.unparse(self.node) + "\n"   # (TF's to_code ends with a newline too)
+        return self.text
+
+
 def _source_of(function):
     """What ``to_code`` shows for a function a converter returned: the source ``compile_function`` kept."""
     source = getattr(function, "__ag_source__", None)
     if source is not None:
-        return source
+        return str(source)
     try:
         return textwrap.dedent(inspect.getsource(function))
     except (OSError, TypeError) as error:
@@ -301,15 +315,65 @@ def _converted_code(function, recursive):
         assign = ast.Assign(targets=[ast.Name(id="tf__lam", ctx=ast.Store())], value=node)
         body = [assign, ast.Return(value=ast.Name(id="tf__lam", ctx=ast.Load()))]
         name = "<lambda>"
-        source = ast.unparse(ast.fix_missing_locations(assign)) + "\n"
+        source = _Source(ast.fix_missing_locations(assign))
     else:
-        node = converter.convert_function(_function_ast(function), recursive, _class_name(function))
+        tree, line_offset = _function_ast(function, with_offset=True)
+        node = converter.convert_function(tree, recursive, _class_name(function))
         body = [node, ast.Return(value=ast.Name(id=node.name, ctx=ast.Load()))]
         name = node.name
-        source = ast.unparse(node) + "\n"     # (TF's to_code ends with a newline too)
+        source = _Source(node)
+        _at_user_lines(node, line_offset)
     result = (_compile_in_factory(function, body, name), source)
     _code_cache[key] = result
     return result
+
+
+_SOURCE_MAPS = {}   # converted code's file name -> (the user's file, {generated line: the user's line})
+
+
+def _source_map(text, module):
+    """Which line of the user's file each line of the generated ``text`` came from.
+
+    ``text`` is ``module`` unparsed, and ``module``'s nodes carry the user's lines: parsing the text
+    back gives the same tree, whose nodes carry the text's lines; walking both side by side pairs them.
+    """
+    mapping = {}
+    definition = module.body[0].body[0]     # (the converted function, inside the factory)
+    wrappers = {getattr(definition, "lineno", None), module.body[0].lineno}
+    for generated, original in zip(ast.walk(ast.parse(text)), ast.walk(module)):
+        if type(generated) is not type(original):
+            return {}   # (not the same tree after all: no map, rather than a wrong one)
+        line, origin = getattr(generated, "lineno", None), getattr(original, "lineno", None)
+        if line is not None and origin is not None:
+            # The first node of a generated line in the walk is its statement: its line is where the
+            # user's statement starts. Code AutoGraph adds around the user's carries the def's line:
+            # any user line on the same generated line is a better answer.
+            known = mapping.get(line)
+            if known is None or known in wrappers and origin not in wrappers:
+                mapping[line] = origin
+    return mapping
+
+
+def user_location(filename, lineno):
+    """``(the user's file, line)`` that line ``lineno`` of converted code came from, or None."""
+    entry = _SOURCE_MAPS.get(filename)
+    if entry is None or lineno not in entry[1]:
+        return None
+    return entry[0], entry[1][lineno]
+
+
+def _at_user_lines(node, offset):
+    """Give the converted tree the lines of the user's file (``offset``: where the function's source
+    starts), each node on the line it starts on: what a traceback through the converted code shows
+    (for ``ag__.if_stmt(...)``, the line of the ``if``; Python shows a method call at its end line)."""
+    for child in ast.walk(node):
+        if "lineno" in child._attributes and getattr(child, "lineno", None) is not None:
+            same_line = getattr(child, "end_lineno", None) == child.lineno
+            child.lineno += offset
+            child.end_lineno = child.lineno
+            col, end_col = getattr(child, "col_offset", None), getattr(child, "end_col_offset", None)
+            if col is not None and (not same_line or end_col is None or end_col < col):
+                child.end_col_offset = col
 
 
 def _compile_in_factory(function, body, name):
@@ -318,9 +382,11 @@ def _compile_in_factory(function, body, name):
     params = ["ag__"] + list(function.__code__.co_freevars)
     factory = ast.parse(f"def __ag_factory({', '.join(params)}):\n    pass").body[0]
     factory.body = body
-    text = ast.unparse(ast.fix_missing_locations(ast.Module(body=[factory], type_ignores=[])))
+    module = ast.fix_missing_locations(ast.Module(body=[factory], type_ignores=[]))
+    text = ast.unparse(module)
     filename = f"<autograph {function.__qualname__} #{next(_counter)}>"
     linecache.cache[filename] = (len(text), None, text.splitlines(True), filename)  # readable tracebacks
+    _SOURCE_MAPS[filename] = (function.__code__.co_filename, _source_map(text, module))
     namespace = {}
     exec(compile(text, filename, "exec"), namespace)  # noqa: S102  (code we generated from the user's own)
     return next(c for c in namespace["__ag_factory"].__code__.co_consts
@@ -343,7 +409,9 @@ def _rebuild(function, code, source):
     return converted
 
 
-def _function_ast(function):
+def _function_ast(function, with_offset=False):
+    """The ``ast.FunctionDef`` of ``function``, parsed from its source; ``with_offset``: also the number
+    to add to its line numbers to make them the lines of the function's file."""
     try:
         source = textwrap.dedent(inspect.getsource(function))
     except (OSError, TypeError) as error:
@@ -353,17 +421,19 @@ def _function_ast(function):
             f"If that is the case, you should define them in a .py source file. If you are certain the code is "
             f"graph-compatible, wrap the call using @tf.autograph.experimental.do_not_convert. Original error: "
             f"{error}") from None
+    offset = function.__code__.co_firstlineno - 1
     try:
         tree = ast.parse(source)
         node = tree.body[0]
     except SyntaxError:                  # e.g. a multi-line string defeated dedent: parse inside a block
         try:
             node = ast.parse("if 1:\n" + source).body[0].body[0]
+            offset -= 1
         except SyntaxError as error:
             raise _NotConvertible(f"could not parse the source code: {error}") from None
     if not isinstance(node, ast.FunctionDef) or node.name != function.__name__:
         raise _NotConvertible("could not find the function's definition in its source code")
-    return node
+    return (node, offset) if with_offset else node
 
 
 def _lambda_ast(function):

@@ -397,7 +397,7 @@ def _lower_returns(stmts, do_return, retval):
     out = []
     for i, s in enumerate(stmts):
         if isinstance(s, ast.Return):
-            out.append(_returned(s.value, do_return, retval))
+            out.append(ast.copy_location(_returned(s.value, do_return, retval), s))
             return out, True
         may_return = False
         for field in _sub_blocks(s):
@@ -598,7 +598,7 @@ class ControlFlowConverter:
         orelse = _function_def(else_body, [], self._declarations(state) + orelse_code)
         call = _ag_call("if_stmt", [s.test, _name(if_body), _name(else_body), _name(get_state), _name(set_state),
                                     _strings(state), ast.Constant(nouts)])
-        return state_defs + [body, orelse] + undefined + [ast.Expr(value=call)]
+        return state_defs + [body, orelse] + undefined + [_at(ast.Expr(value=call), s)]
 
     def _while(self, s, defined, modified, undefined):
         loop_vars, _ = self._state(s, modified)
@@ -609,7 +609,7 @@ class ControlFlowConverter:
         test = _function_def(loop_test, [], [ast.Return(value=s.test)])
         call = _ag_call("while_stmt", [_name(loop_test), _name(loop_body), _name(get_state), _name(set_state),
                                        _strings(loop_vars), self._options(s)])
-        return state_defs + [body, test] + undefined + [ast.Expr(value=call)]
+        return state_defs + [body, test] + undefined + [_at(ast.Expr(value=call), s)]
 
     def _for(self, s, defined, modified, undefined):
         loop_vars, _ = self._state(s, modified)
@@ -628,7 +628,13 @@ class ControlFlowConverter:
         opts = self._options(s, [("iterate_names", ast.unparse(s.target))])
         call = _ag_call("for_stmt", [s.iter, extra_test, _name(loop_body), _name(get_state), _name(set_state),
                                      _strings(loop_vars), opts])
-        return state_defs + [body] + extra_defs + undefined + [ast.Expr(value=call)]
+        return state_defs + [body] + extra_defs + undefined + [_at(ast.Expr(value=call), s)]
+
+
+def _at(node, statement):
+    """``node`` at the user's ``statement``: a traceback through the ``if_stmt`` / ``while_stmt`` /
+    ``for_stmt`` call shows the line of the ``if`` / ``while`` / ``for`` it replaces."""
+    return ast.copy_location(node, statement)
 
 
 # ======================================================================================

@@ -33,11 +33,13 @@ def out_of_scope_error(tensor):
     """TF's ``TypeError`` for a tensor leaked out of a traced function (kept in a global or an attribute)
     and used afterwards: eagerly, or inside another function, whose call would feed it (TF raises it
     from the eager executor, ``quick_execute``; the engine when the op is built)."""
-    return TypeError(
+    error = TypeError(
         f"{tensor!r} is out of scope and cannot be used here. Use return values, explicit Python locals or "
         f"TensorFlow collections to access it.\nPlease see https://www.tensorflow.org/guide/function"
         f"#all_outputs_of_a_tffunction_must_be_return_values for more information.\n\nThe tensor {tensor!r} "
         f"cannot be accessed from here, because it was defined in {tensor.graph!r}, which is out of scope.")
+    error.ag_pass_through = True   # (TF raises it when the function runs, not while tracing: no "in user code")
+    return error
 
 
 def _is_dead_function_tensor(value):

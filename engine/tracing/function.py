@@ -112,6 +112,7 @@ import logging
 import numpy as np
 
 from .. import autograph, config_optimizer, seams
+from ..autograph.user_code_errors import in_user_code
 from ..framework import dtypes
 from ..framework.context import ctx
 from ..framework.device import default_device
@@ -410,7 +411,7 @@ class Function:
         if converted is None:
             converted = self._python_function
             if self._autograph:
-                converted = autograph.to_graph(self._python_function)
+                converted = _reporting_user_code(autograph.to_graph(self._python_function))
             conversions[converter] = converted
         return converted
 
@@ -1103,6 +1104,21 @@ def _specs_from(args, kwargs, relaxed=None):
             chosen = user_trace_type(x)
             out.append(chosen.placeholder_value(None) if chosen is not None else x)
     return nest.pack_sequence_as((args, kwargs), out)
+
+
+def _reporting_user_code(converted):
+    """``converted`` (AutoGraph's function), whose errors while it is traced name the user's code first:
+    TF's "in user code:" (``autograph/user_code_errors.py``)."""
+    @functools.wraps(converted)
+    def autograph_handler(*args, **kwargs):
+        try:
+            return converted(*args, **kwargs)
+        except Exception as error:  # noqa: BLE001  (re-raised, as it is or rewritten)
+            rewritten = in_user_code(error)
+            if rewritten is error:
+                raise
+            raise rewritten from None
+    return autograph_handler
 
 
 def _argument_names(fn, args, kwargs):

@@ -17,11 +17,23 @@ GOLDENS = json.loads((pathlib.Path(__file__).parent / "debugging_goldens.json").
 CLASS_ONLY = {"near_fail"}
 
 
-def _outcome(fn):
+def _without_autograph_frames(cls, text):
+    """What ``record_debugging_goldens.py`` keeps of an error raised while tracing: TF wraps it in
+    "in user code:" frames (the engine too: tests/function/test_user_code_errors.py checks them);
+    the goldens hold the error's own message."""
+    marker = f"\n    {cls}: "
+    inner = text[text.index(marker) + len(marker):]
+    return "\n".join(line[4:] if line.startswith("    ") else line for line in inner.rstrip("\n").split("\n"))
+
+
+def _outcome(fn, traced=False):
     try:
         result = fn()
     except Exception as e:  # noqa: BLE001  (the outcome is what is compared)
-        return [type(e).__name__, getattr(e, "message", str(e))]
+        text = getattr(e, "message", str(e))
+        if traced and text.startswith("in user code:\n\n"):   # raised while tracing (kept as the recorder kept it)
+            text = _without_autograph_frames(type(e).__name__, text)
+        return [type(e).__name__, text]
     return ["ok", None if result is None else repr(type(result).__name__)]
 
 
@@ -30,7 +42,7 @@ def _outcome(fn):
 def test_assertion_outcome_matches_tf(name, source, mode):
     call = eval("lambda: " + source, {"tf": tf, "np": np})   # noqa: S307  (the case table)
     fn = call if mode == "eager" else tf.function(lambda: (call(), None)[1])
-    got, want = _outcome(fn), GOLDENS[name][mode]
+    got, want = _outcome(fn, traced=mode == "function"), GOLDENS[name][mode]
     if name in CLASS_ONLY:
         assert got[0] == want[0]
     else:
