@@ -48,7 +48,10 @@ Read in this order:
   return, logical expressions and calls, control flow);
 * ``static_analysis.py``: which variables a statement must carry (liveness);
 * ``operators.py``: the ``ag__`` runtime (Python semantics or graph ops);
-* ``api.py``: getting the source, compiling the result with the same closure;
+* ``api.py``: getting the source, compiling the result with the same closure
+  (and a source map from the generated lines back to the user's);
+* ``user_code_errors.py``: errors raised while converted code is traced, re-raised
+  as TF's "in user code:" with the user's frames;
 * ``engine/ops/control_flow_ops.py``: ``tf.cond`` and ``tf.while_loop``
   themselves, with their gradients.
 
