@@ -17,7 +17,8 @@ finds the functions it defines, as it does in Jupyter. The same cells run under 
 A cell is **reproducible** when TF's runs all print the same thing (after :func:`normalize`: object
 addresses, timings, random draws that are not seeded differ from run to run, and such cells do not
 count; with two runs, an unseeded draw that ``relu`` maps to zero both times would still pass for
-reproducible now and then). The score of a notebook is the share of its reproducible cells whose
+reproducible now and then). Every run has ``PYTHONHASHSEED=0`` (``--hash-seed``): TF itself prints
+some names in a set's order (AutoGraph's ``nonlocal`` lines), which otherwise changes from run to run. The score of a notebook is the share of its reproducible cells whose
 engine output is TF's. The report (``--out``, JSON) lists each notebook's score and every cell that differs, with both outputs.
 """
 import argparse
@@ -150,10 +151,11 @@ def run_cells(python, cells, mode, env=None):
     return outputs
 
 
-def compare(docs, notebook, tf_python, engine_python, tf_runs=3):
+def compare(docs, notebook, tf_python, engine_python, tf_runs=3, hash_seed="0"):
     cells = code_cells(read_notebook(docs, notebook))
-    first, *others = [run_cells(tf_python, cells, "tf") for _ in range(tf_runs)]
-    engine = run_cells(engine_python, cells, "engine")
+    env = None if hash_seed is None else {"PYTHONHASHSEED": hash_seed}
+    first, *others = [run_cells(tf_python, cells, "tf", env) for _ in range(tf_runs)]
+    engine = run_cells(engine_python, cells, "engine", env)
     reproducible = [i for i in range(len(cells)) if all(run[i] == first[i] for run in others)]
     matched = [i for i in reproducible if engine[i] == first[i]]
     return {"notebook": notebook, "cells": len(cells), "reproducible": len(reproducible), "matched": len(matched),
@@ -171,12 +173,17 @@ def main(argv=None):
     parser.add_argument("--out", default=None, help="write the full report (JSON) here")
     parser.add_argument("--tf-runs", type=int, default=3,
                         help="runs under TF (at least 2): a cell counts if all of them print the same (default 3)")
+    parser.add_argument("--hash-seed", default="0",
+                        help="PYTHONHASHSEED of every run, TF's and the engine's (default 0; 'random': none). TF "
+                             "prints some names in a Python set's order (AutoGraph's nonlocal lines): with "
+                             "random seeds that order changes from run to run, in TF too")
     args = parser.parse_args(argv)
     if args.tf_runs < 2:
         parser.error("--tf-runs must be at least 2: a cell is reproducible when TF's runs agree")
     report = []
     for notebook in args.notebooks:
-        result = compare(args.docs, notebook, args.tf_python, args.engine_python, args.tf_runs)
+        result = compare(args.docs, notebook, args.tf_python, args.engine_python, args.tf_runs,
+                         None if args.hash_seed == "random" else args.hash_seed)
         report.append(result)
         print(f"{result['score']:6.1%}  {result['matched']:3d}/{result['reproducible']:3d} reproducible cells "
               f"({result['cells']} in all)  {notebook}", flush=True)
