@@ -420,16 +420,15 @@ class Variable(metaclass=VariableMetaclass):
         """
         graph = ctx.graph
         if graph is not None:
-            assign = graph.assign_variable(self, value, op_type, read_value=False)
+            assign = graph.assign_variable(self, value, op_type)
             if not read_value:
                 return assign
             # TF's ``_lazy_read``: in a function, the value is read after the assignment only where it is
             # used; in a tf.Graph (Session.run's world, which fetches tensors) the read is made now.
-            read = None
+            view = _UnreadVariable._of(self, assign)
             if not getattr(graph, "building_function", False):
-                with graph.control_dependencies([assign]):
-                    read = graph.read_variable(self)
-            return _UnreadVariable._of(self, assign, read)
+                view._graph_element = view._read()
+            return view
         execute(_ROWS[op_type], (self, value))
         return self._assigned(read_value)
 
@@ -567,11 +566,11 @@ class _UnreadVariable(ResourceVariable):
     __slots__ = ("_parent_op", "_graph_element")
 
     @classmethod
-    def _of(cls, variable, parent_op=None, graph_element=None):
+    def _of(cls, variable, parent_op=None):
         view = object.__new__(cls)
         view.__dict__ = variable.__dict__     # the same state: a view of the variable
         view._parent_op = parent_op           # (slots of the view, not of that state)
-        view._graph_element = graph_element   # in a tf.Graph: the read made with the assignment
+        view._graph_element = None            # in a tf.Graph: the read made with the assignment
         return view
 
     @property

@@ -322,13 +322,14 @@ def _converted_code(function, recursive):
         body = [node, ast.Return(value=ast.Name(id=node.name, ctx=ast.Load()))]
         name = node.name
         source = _Source(node)
-        _at_user_lines(node, line_offset)
+        ast.increment_lineno(node, line_offset)   # (the user's file's lines, for the source map)
     result = (_compile_in_factory(function, body, name), source)
     _code_cache[key] = result
     return result
 
 
-_SOURCE_MAPS = {}   # converted code's file name -> (the user's file, {generated line: the user's line})
+_CONVERTED_FILES = {}   # converted code's file name -> (the user's file, the generated text, its tree)
+_SOURCE_MAPS = {}       # converted code's file name -> {generated line: the user's line}, made when first asked
 
 
 def _source_map(text, module):
@@ -356,24 +357,14 @@ def _source_map(text, module):
 
 def user_location(filename, lineno):
     """``(the user's file, line)`` that line ``lineno`` of converted code came from, or None."""
-    entry = _SOURCE_MAPS.get(filename)
-    if entry is None or lineno not in entry[1]:
+    converted = _CONVERTED_FILES.get(filename)
+    if converted is None:
         return None
-    return entry[0], entry[1][lineno]
-
-
-def _at_user_lines(node, offset):
-    """Give the converted tree the lines of the user's file (``offset``: where the function's source
-    starts), each node on the line it starts on: what a traceback through the converted code shows
-    (for ``ag__.if_stmt(...)``, the line of the ``if``; Python shows a method call at its end line)."""
-    for child in ast.walk(node):
-        if "lineno" in child._attributes and getattr(child, "lineno", None) is not None:
-            same_line = getattr(child, "end_lineno", None) == child.lineno
-            child.lineno += offset
-            child.end_lineno = child.lineno
-            col, end_col = getattr(child, "col_offset", None), getattr(child, "end_col_offset", None)
-            if col is not None and (not same_line or end_col is None or end_col < col):
-                child.end_col_offset = col
+    user_file, text, tree = converted
+    mapping = _SOURCE_MAPS.get(filename)
+    if mapping is None:   # (on the first error through this code: tracing never needs it)
+        mapping = _SOURCE_MAPS[filename] = _source_map(text, tree)
+    return (user_file, mapping[lineno]) if lineno in mapping else None
 
 
 def _compile_in_factory(function, body, name):
@@ -386,7 +377,7 @@ def _compile_in_factory(function, body, name):
     text = ast.unparse(module)
     filename = f"<autograph {function.__qualname__} #{next(_counter)}>"
     linecache.cache[filename] = (len(text), None, text.splitlines(True), filename)  # readable tracebacks
-    _SOURCE_MAPS[filename] = (function.__code__.co_filename, _source_map(text, module))
+    _CONVERTED_FILES[filename] = (function.__code__.co_filename, text, module)
     namespace = {}
     exec(compile(text, filename, "exec"), namespace)  # noqa: S102  (code we generated from the user's own)
     return next(c for c in namespace["__ag_factory"].__code__.co_consts

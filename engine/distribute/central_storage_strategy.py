@@ -67,14 +67,13 @@ the reductions of ``distribute_lib.py``; only variable creation differs.
 import weakref
 
 from ..eager.tape import stop_recording
-from ..framework.context import ctx
 from ..framework.device import device as device_scope
 from ..framework.device import manager
 from ..variables import Variable
 from .cross_device_ops import ReductionToOneDevice
 from .distribute_lib import Strategy, plain_variables, variable_kwargs
-from .mirrored_strategy import MirroredExtended, Placement, ReplicaStreams, resolve_placements
-from .values import AggregatingVariable, select_replica
+from .mirrored_strategy import MirroredExtended, Placement, ReplicaStreams, create_once, resolve_placements
+from .values import AggregatingVariable
 
 __all__ = ["CentralStorageStrategy"]
 
@@ -136,12 +135,7 @@ class CentralStorageStrategy(ReplicaStreams, Strategy):
         rules for updating it inside ``run``). Inside a replica it is created once,
         in a ``merge_call``, with replica 0's initial value (as Mirrored does).
         """
-        kw = variable_kwargs(args, kwargs)
-        replica = ctx.replica_context
-        if replica is not None and replica.strategy is self:
-            return replica.merge_call(lambda strategy, kw: strategy._create_central(select_replica(0, kw)),
-                                      args=(kw,))
-        return self._create_central(kw)
+        return create_once(self, self._create_central, variable_kwargs(args, kwargs))
 
     def _create_central(self, kw):
         with plain_variables(), stop_recording(), device_scope(self._parameter_device):

@@ -41,7 +41,7 @@ from .cross_device_ops import CrossDeviceOps, select_cross_device_ops
 from .distribute_lib import (Strategy, StrategyExtended, plain_variables, variable_kwargs)
 from .values import make_distributed_variable, select_replica
 
-__all__ = ["MirroredStrategy", "Placement", "resolve_placements", "resolve_devices", "check_device_spec"]
+__all__ = ["MirroredStrategy", "Placement", "resolve_placements", "resolve_devices", "check_device_spec", "create_once"]
 
 
 def check_device_spec(name):
@@ -79,6 +79,16 @@ def check_device_spec(name):
             raise ValueError(f"Multiple device types are not allowed while parsing the device spec: {name}.")
         kind, index = found, (None if number == "*" else int(number))
     return kind, index
+
+
+def create_once(strategy, create, kw):
+    """``create(kw)``: a variable of ``strategy``. Inside one of its replicas, created once, in a
+    ``merge_call`` (every replica must create the same variables in the same order), with replica 0's
+    arguments."""
+    replica = ctx.replica_context
+    if replica is not None and replica.strategy is strategy:
+        return replica.merge_call(lambda _, kw: create(select_replica(0, kw)), args=(kw,))
+    return create(kw)
 
 
 class Placement:
@@ -245,11 +255,7 @@ class MirroredStrategy(ReplicaStreams, Strategy):
         if sync is VariableSynchronization.NONE:
             raise ValueError(f"`NONE` variable synchronization mode is not supported with tf.distribute strategy. "
                              f"Please change the `synchronization` for variable: {kw.get('name')}")
-        replica = ctx.replica_context
-        if replica is not None and replica.strategy is self:
-            return replica.merge_call(lambda strategy, kw: strategy._create_mirrored(select_replica(0, kw)),
-                                      args=(kw,))
-        return self._create_mirrored(kw)
+        return create_once(self, self._create_mirrored, kw)
 
     def _create_mirrored(self, kw):
         sync = kw.get("synchronization") or VariableSynchronization.AUTO

@@ -352,15 +352,11 @@ class Graph:
         return self.create_op_from_def(get_op("ReadVariableOp"), (self.variable_handle(variable),),
                                        {"dtype": variable.dtype, "shape": variable.shape}, name="ReadVariableOp")
 
-    def assign_variable(self, variable, value, op_type, read_value):
+    def assign_variable(self, variable, value, op_type):
         """An ``op_type`` node (``AssignVariableOp``, ``AssignAddVariableOp``...) writing ``value`` to
-        ``variable``; with ``read_value``, returns a read that runs after it, else the assign op itself."""
-        assign = self.create_op_from_def(get_op(op_type), (self.variable_handle(variable), value),
-                                         {"dtype": variable.dtype}, name=op_type.replace("VariableOp", ""))
-        if not read_value:
-            return assign
-        with self.control_dependencies([assign]):
-            return self.read_variable(variable)
+        ``variable``; returns the op (``Variable`` reads its value after it, where it is used)."""
+        return self.create_op_from_def(get_op(op_type), (self.variable_handle(variable), value),
+                                       {"dtype": variable.dtype}, name=op_type.replace("VariableOp", ""))
 
     # (``as_graph_def``, the graph as a ``GraphDef``, is ``graph_io.py``'s: it builds on this module.)
 

@@ -568,8 +568,9 @@ def converted_by_wrapper(*tensors):
 
     Returns its argument (one tensor), or the tuple of them.
     """
-    for t in tensors:
-        _FROM_PYTHON_SEQUENCE.pop(getattr(t, "_id", None), None)
+    if _FROM_PYTHON_SEQUENCE:   # (softmax and the losses pass every call through here)
+        for t in tensors:
+            _FROM_PYTHON_SEQUENCE.pop(getattr(t, "_id", None), None)
     return tensors[0] if len(tensors) == 1 else tensors
 
 
