@@ -348,6 +348,20 @@ def test_tape_records_only_watched_ops():
     del unrelated, y
 
 
+def test_variable_read_record_keeps_the_shape_read_then():
+    """A read's record shows the value as it was read, not the variable's (here unknown) static shape,
+    and the gradient still flows to the variable itself (the read's input)."""
+    v = tf.Variable([1.0, 2.0], shape=tf.TensorShape(None))
+    with tf.GradientTape() as tape:
+        y = tf.reduce_sum(v * 3.0)
+    v.assign([1.0, 2.0, 3.0])   # a later value of another shape does not change the record
+    read = tape._entries[0]
+    assert read.type == "ReadVariableOp" and read.inputs[0] is v
+    assert read.outputs[0].shape.as_list() == [2] and read.outputs[0].dtype == tf.float32
+    g = tape.gradient(y, v)   # TF 2.21 gives the gradient of the value read: [3, 3]
+    assert g.shape.as_list() == [2] and g.numpy().tolist() == [3.0, 3.0]
+
+
 def test_tape_does_not_keep_values_the_gradient_does_not_need():
     """Add's gradient needs only shapes: the tape must not keep its big inputs alive."""
     x = tf.constant(np.ones(1000))

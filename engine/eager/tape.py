@@ -23,7 +23,7 @@ How it works, in the order this file reads:
    differentiate them again.
 5. **Saving only what is needed** (the end of the file). Each op declares
    whether its gradient reads its input values and/or its output values; the
-   values it does not read are kept as shape-and-dtype records (:class:`_Meta`),
+   values it does not read are kept as shape-and-dtype records (:class:`TapeTensor`),
    so the tape does not keep big arrays alive for nothing (``Add`` needs no
    values; ``Exp`` needs only its output). TF's tape does the same, from a
    table of the inputs and outputs each op's gradient leaves unused.
@@ -45,9 +45,9 @@ import sys
 import numpy as np
 
 from ..framework.backend import NUMPY
-from ..framework.backprop import Adapter, UnconnectedGradients, backprop, carries_gradient
+from ..framework.backprop import Adapter, TapeTensor, UnconnectedGradients, backprop, carries_gradient
 from ..framework.context import ctx
-from ..framework.dtypes import from_numpy, variant as _VARIANT
+from ..framework.dtypes import variant as _VARIANT
 from ..framework.name_scope import name_scope
 from ..framework.op_library import OPS
 from ..framework.registry import call_gradient
@@ -228,9 +228,10 @@ class GradientTape(metaclass=_TapeSeamMeta):
             return  # not differentiable: outputs stay unwatched
         if op_def.resource_input and len(outputs) == 1 and hasattr(outputs[0], "_value"):
             # A variable read (``ReadVariableOp``, eagerly): the variable and the output's id say it all.
-            o_id = outputs[0]._id
+            o = outputs[0]
+            o_id, v = o._id, o._value
             watched.add(o_id)
-            self._log += (_VARIABLE_READ, op_def, attrs, inputs[0], o_id)
+            self._log += (_VARIABLE_READ, op_def, attrs, inputs[0], v.shape, v.dtype, o_id)
             return
         for o in outputs:
             watched.add(o._id)
@@ -695,7 +696,7 @@ class RecordedOp:
     """One op on the tape, and what a gradient function receives as ``op``.
 
     It offers TF's ``Operation`` interface (``type``, ``inputs``, ``outputs``,
-    ``get_attr``). ``inputs``/``outputs`` hold tensors, or :class:`_Meta`
+    ``get_attr``). ``inputs``/``outputs`` hold tensors, or :class:`TapeTensor`
     records where the op declared it does not need the values. ``backward`` is
     set only for custom ops (custom_gradient, function calls); registry ops use
     their registered gradient.
@@ -707,7 +708,7 @@ class RecordedOp:
     def __init__(self, op_def, op_type, inputs, outputs, attrs, input_ids, output_ids, backward=None):
         self.op_def = op_def
         self.type = op_type
-        self.inputs = inputs      # tuples of tensors and/or _Meta records
+        self.inputs = inputs      # tuples of tensors and/or TapeTensor records
         self.outputs = outputs
         self.attrs = attrs
         self.input_ids = input_ids
@@ -743,7 +744,7 @@ def _carries_gradient(x):
     Fast path: eager values and shape records say it with their NumPy dtype, without building a DType.
     """
     kind = type(x)
-    if kind is _Meta:
+    if kind is TapeTensor:
         if getattr(x[1], "kind", None) == "f":
             return True
     elif kind is EagerTensor and getattr(x._value.dtype, "kind", None) == "f":
@@ -756,7 +757,7 @@ def _carries_gradient(x):
 def _filled_like(x, fill):
     """Ones (the default seed) or zeros (an unused output, an unconnected source) shaped like ``x``.
 
-    ``x`` is a tensor, a variable or a ``_Meta`` record.
+    ``x`` is a tensor, a variable or a ``TapeTensor`` record.
 
     For an eager NumPy value the array is made directly: ``OnesLike``/``ZerosLike``
     have no gradient, so no tape would record them, and the tensor is the one the
@@ -830,38 +831,13 @@ _TAPE_IN_GRAPH = _TapeInGraphAdapter()
 # (``OpGradientUnusedInputIndices`` / ``...OutputIndices``), and those are dropped. The
 # engine's registry rows say it the other way round (``saves_inputs``/``saves_outputs``:
 # True, False, or the indices kept); a value dropped keeps only its shape and dtype,
-# which is what gradient functions such as ``Add``'s (unbroadcasting) still read.
+# which is what gradient functions such as ``Add``'s (unbroadcasting) still read: a
+# :class:`~engine.framework.backprop.TapeTensor`, as TF's tape keeps one for every output.
 # --------------------------------------------------------------------------------------
-class _Meta(tuple):
-    """Stands in for a tensor whose value the gradient does not need: ``(shape, dtype, id)`` only.
-
-    What a gradient function finds in ``op.inputs``/``op.outputs`` for a value the
-    tape did not keep: it has ``shape`` and ``dtype`` (built when asked for, from
-    the NumPy shape and dtype stored) and the tensor's id, but no value.
-    """
-
-    __slots__ = ()
-
-    @property
-    def shape(self):
-        return TensorShape(self[0])
-
-    @property
-    def dtype(self):
-        return from_numpy(self[1])
-
-    @property
-    def _id(self):
-        return self[2]
-
-    def __repr__(self):
-        return f"<value not kept by the tape: shape={self.shape}, dtype={self.dtype.name}>"
-
-
 def _meta(t):
     try:
         value = t._value  # eager tensors and variables
-        return _Meta((value.shape, value.dtype, t._id))
+        return TapeTensor((value.shape, value.dtype, t._id))
     except AttributeError:
         return t          # symbolic tensors (tapes inside tf.function): keep them, they hold no data
 
@@ -885,8 +861,8 @@ def _keep(tensors, keep):
 #         tensor, None, None        a value the gradient reads (or a variable, or a symbolic tensor)
 #         shape, dtype, id          a value it does not read: NumPy's shape tuple and dtype
 #
-# a variable read takes ``_VARIABLE_READ, op_def, attrs, variable, output id`` (its gradient is the
-# identity: it needs no shapes, and the shape a record shows is the variable's), and an op with a
+# a variable read takes ``_VARIABLE_READ, op_def, attrs, variable, shape, dtype, output id`` (the
+# variable itself, the input its gradient flows to, and the value read as a shape and dtype), and an op with a
 # backward of its own (custom_gradient, a tf.function call) takes ``None, RecordedOp``.
 # The flat list is also what keeps recording cheap for Python's garbage collector: it holds
 # no new container per op that the collector must keep scanning (a tuple of ints is dropped
@@ -898,12 +874,16 @@ def _log_op(log, op_def, inputs, attrs, outputs):
     keep_outputs = op_def.saves_outputs
     if keep_outputs is False and len(outputs) == 1:
         # Common records, spelled out: one output whose value is dropped, one input whose value is
-        # dropped (``Neg``) or kept (a variable read, ``Relu``'s input). The same entries as the
-        # general path below.
+        # dropped (``Neg``) or kept (a variable read, ``Relu``'s input), or two inputs kept (``MatMul``).
+        # The same entries as the general path below.
         try:
             (o,) = outputs
             v = o._value
             n = len(inputs)
+            if n == 2 and keep_inputs is True:
+                x, y = inputs
+                log += (op_def, attrs, 2, 1, x, None, None, y, None, None, v.shape, v.dtype, o._id)
+                return
             if n == 1:
                 (x,) = inputs
                 if keep_inputs is True:
@@ -952,15 +932,43 @@ def _read_log(log):
             i += 2
             continue
         if op_def is _VARIABLE_READ:
-            op_def, attrs, variable, output_id = log[i + 1:i + 5]
-            i += 5
-            output = _Meta((tuple(variable.shape.as_list()) if variable.shape.rank is not None else None,
-                            np.dtype(variable.dtype.as_numpy_dtype), output_id))
+            op_def, attrs, variable, shape, dtype, output_id = log[i + 1:i + 7]
+            i += 7
+            output = TapeTensor((shape, dtype, output_id))   # the value read, as it was then
             entries.append(RecordedOp(op_def, op_def.name, (variable,), (output,), attrs, (variable._id,),
                                       (output_id,)))
             continue
         attrs, n_in, n_out = log[i + 1], log[i + 2], log[i + 3]
         i += 4
+        if n_out == 1 and 0 < n_in <= 2:
+            # Fast path: one output and one or two inputs (most ops), read as _read_tensors reads them.
+            first = log[i]
+            if type(first) is tuple:   # a shape: the value was not kept
+                a = TapeTensor((first, log[i + 1], log[i + 2]))
+                a_id = a[2]
+            else:
+                a, a_id = first, first._id
+            if n_in == 2:
+                first = log[i + 3]
+                if type(first) is tuple:
+                    b = TapeTensor((first, log[i + 4], log[i + 5]))
+                    b_id = b[2]
+                else:
+                    b, b_id = first, first._id
+                inputs, input_ids = (a, b), (a_id, b_id)
+                i += 6
+            else:
+                inputs, input_ids = (a,), (a_id,)
+                i += 3
+            first = log[i]
+            if type(first) is tuple:
+                o = TapeTensor((first, log[i + 1], log[i + 2]))
+                o_id = o[2]
+            else:
+                o, o_id = first, first._id
+            i += 3
+            entries.append(RecordedOp(op_def, op_def.name, inputs, (o,), attrs, input_ids, (o_id,)))
+            continue
         inputs, input_ids = _read_tensors(log, i, n_in)
         i += 3 * n_in
         outputs, output_ids = _read_tensors(log, i, n_out)
@@ -970,12 +978,12 @@ def _read_log(log):
 
 
 def _read_tensors(log, i, n):
-    """``n`` tensors of the log from index ``i``: the kept ones as they are, the others as :class:`_Meta`."""
+    """``n`` tensors of the log from index ``i``: the kept ones as they are, the others as :class:`TapeTensor`."""
     tensors, ids = [], []
     for k in range(i, i + 3 * n, 3):
         first = log[k]
         if type(first) is tuple:   # a shape: the value was not kept
-            t = _Meta((first, log[k + 1], log[k + 2]))
+            t = TapeTensor((first, log[k + 1], log[k + 2]))
             ids.append(t[2])
         else:
             t = first

@@ -50,8 +50,9 @@ from . import dtypes
 from .indexed_slices import IndexedSlices, aggregate, densify
 from .registry import call_gradient
 from .tensor import EagerTensor
+from .tensor_shape import TensorShape
 
-__all__ = ["backprop", "Adapter", "UnconnectedGradients", "carries_gradient"]
+__all__ = ["backprop", "Adapter", "TapeTensor", "UnconnectedGradients", "carries_gradient"]
 
 
 class UnconnectedGradients(enum.Enum):
@@ -59,6 +60,35 @@ class UnconnectedGradients(enum.Enum):
 
     NONE = "none"
     ZERO = "zero"
+
+
+class TapeTensor(tuple):
+    """What a tape keeps of a tensor whose value the gradient never reads: ``(shape, dtype, id)``.
+
+    TF's C++ tape keeps exactly this for each output it records (``TapeTensor``: id,
+    dtype, shape), and drops the values no gradient function reads. A gradient function
+    finds one in ``op.inputs``/``op.outputs`` where the value was dropped: it has
+    ``shape`` and ``dtype`` (built when asked for, from the NumPy shape tuple and dtype
+    stored) and the tensor's id, but no value. ``Add``'s gradient, which only
+    unbroadcasts, needs nothing more.
+    """
+
+    __slots__ = ()
+
+    @property
+    def shape(self):
+        return TensorShape(self[0])
+
+    @property
+    def dtype(self):
+        return dtypes.from_numpy(self[1])
+
+    @property
+    def _id(self):
+        return self[2]
+
+    def __repr__(self):
+        return f"<value not kept by the tape: shape={self.shape}, dtype={self.dtype.name}>"
 
 
 class Adapter:
@@ -222,9 +252,14 @@ def backprop(ops, targets, sources, seeds, adapter, unconnected_gradients=Unconn
         for tid, x, g in zip(input_ids, inputs, grads):
             if g is None:
                 continue
-            # Fast path of ``carries(x)`` for an eager float tensor (the usual input): its NumPy dtype says it.
-            if not (type(x) is EagerTensor and getattr(x._value.dtype, "kind", None) == "f") and not carries(x):
-                continue   # no gradient flows into integer or boolean values
+            # Fast path of ``carries(x)`` for an eager float tensor or a tape's record of one (the usual
+            # inputs): the NumPy dtype says it.
+            kind = type(x)
+            if kind is TapeTensor:
+                if getattr(x[1], "kind", None) != "f" and not carries(x):
+                    continue   # no gradient flows into integer or boolean values
+            elif not (kind is EagerTensor and getattr(x._value.dtype, "kind", None) == "f") and not carries(x):
+                continue
             parts = pending.get(tid)
             if parts is None:
                 pending[tid] = [g]

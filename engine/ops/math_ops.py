@@ -41,11 +41,11 @@ import math
 
 import numpy as np
 
-from ..eager.tape import _Meta
+from ..framework.backprop import TapeTensor
 from ..framework import dtypes
 from ..framework.context import ctx
 from ..framework.errors import InvalidArgumentError, NotFoundError
-from ..framework.floating_point import quiet, quietly
+from ..framework.floating_point import quiet
 from ..framework.registry import register_op
 from ..framework.tensor import EagerTensor, Tensor, convert_to_tensor, converted_by_wrapper
 from ..framework.tensor_shape import TensorShape
@@ -83,7 +83,7 @@ def unbroadcast(grad, x):
     # ``_raw_shape(x)`` and ``_raw_shape(grad)``, inline (this runs for every input of every broadcasting
     # op in a backward walk): an eager tensor's or a shape record's shape tuple, else None.
     kind = type(x)
-    xd = x._value.shape if kind is EagerTensor else x[0] if kind is _Meta else None
+    xd = x._value.shape if kind is EagerTensor else x[0] if kind is TapeTensor else None
     gd = grad._value.shape if type(grad) is EagerTensor else None
     if type(xd) is not tuple or type(gd) is not tuple:
         xd, gd = None, None
@@ -103,7 +103,7 @@ def unbroadcast(grad, x):
     if 1 in xd:   # (only a dimension of size 1 can have been stretched)
         axes += [lead + i for i, d in enumerate(xd) if d == 1 and gd[lead + i] != 1]
     if axes:
-        grad = reduction_ops.reduce_sum(grad, axes)
+        grad = reduction_ops.sum_over(grad, axes)
     if _raw_shape(grad) != xd and grad.shape != TensorShape(xd):
         grad = array_ops.reshape(grad, list(xd))
     return grad
@@ -116,19 +116,8 @@ def _raw_shape(t):
     :func:`unbroadcast` needs, and costs a fraction of building ``TensorShape`` objects.
     """
     kind = type(t)
-    shape = t._value.shape if kind is EagerTensor else t[0] if kind is _Meta else None
+    shape = t._value.shape if kind is EagerTensor else t[0] if kind is TapeTensor else None
     return shape if type(shape) is tuple else None   # (values of other kinds, e.g. TensorLists: None)
-
-
-# --------------------------------------------------------------------------------------
-# Quiet floating point (see engine/framework/floating_point.py)
-# --------------------------------------------------------------------------------------
-_errstate = quietly
-
-
-def _quiet_factory(make_kernel):
-    """A kernel factory whose kernels run quietly (for rows registered without ``quiet_fp=True``)."""
-    return lambda xp: quietly(make_kernel(xp))
 
 
 # --------------------------------------------------------------------------------------

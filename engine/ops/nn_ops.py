@@ -60,14 +60,6 @@ sigmoid = math_ops.sigmoid
 tanh = math_ops.tanh
 
 
-def _errstate(fn):
-    """Run a kernel with NumPy's floating-point warnings silenced (TF returns inf/nan quietly).
-
-    ``math_ops._errstate`` does what ``np.errstate(all="ignore")`` does at a fraction of its cost.
-    """
-    return math_ops._errstate(fn)
-
-
 def _fmt(shape):
     return _shapes.fmt(TensorShape(list(shape)))
 
@@ -85,13 +77,13 @@ def _unary_op(name, kernel, grad, allowed, saves_inputs, saves_outputs, doc, **t
     return op, run
 
 
-def _grad_op(name, kernel, grad, doc, saves_inputs=(1,)):
+def _grad_op(name, kernel, grad, doc, saves_inputs=(1,), quiet_fp=False):
     """A two-input ``(gradients, features_or_outputs)`` backward op, shaped like its first input.
 
     Its own gradient needs only the second input's value (it is linear in the first), unless stated.
     """
     return register_op(name, kernel=kernel, infer=_shapes.same_as_input, grad=grad, saves_inputs=saves_inputs,
-                       saves_outputs=False, doc=doc)
+                       saves_outputs=False, doc=doc, quiet_fp=quiet_fp)
 
 
 # ======================================================================================
@@ -205,8 +197,9 @@ def elu_grad(gradients, outputs):
     return execute(_ELU_GRAD, (gradients, outputs))
 
 
-_ELU, _elu = _unary_op("Elu", lambda xp: _errstate(lambda x: xp.where(x > 0, x, xp.expm1(x))[()]),
-                       lambda op, g: elu_grad(g, op.outputs[0]), FLOAT, False, True, "x if x > 0 else exp(x) - 1")
+_ELU, _elu = _unary_op("Elu", lambda xp: (lambda x: xp.where(x > 0, x, xp.expm1(x))[()]),
+                       lambda op, g: elu_grad(g, op.outputs[0]), FLOAT, False, True, "x if x > 0 else exp(x) - 1",
+                       quiet_fp=True)
 
 
 def elu(features, name=None):
@@ -248,12 +241,12 @@ def _selu_kernel(xp):
     def k(x):
         t = x.dtype.type
         return xp.where(x > 0, x * t(_SELU_SCALE), xp.expm1(x) * t(_SELU_SCALE_ALPHA))[()]
-    return _errstate(k)
+    return k
 
 
 # As TF's, the gradient reads the output: ``scale`` where ``y >= 0`` (so at x == 0 too), else ``y + scale * alpha``.
 _SELU, _selu = _unary_op("Selu", _selu_kernel, lambda op, g: selu_grad(g, op.outputs[0]), FLOAT, False, True,
-                         "scale * (x if x > 0 else alpha * (exp(x) - 1))")
+                         "scale * (x if x > 0 else alpha * (exp(x) - 1))", quiet_fp=True)
 
 
 def selu(features, name=None):
@@ -269,12 +262,12 @@ def _softplus_kernel(xp):
     def k(x):
         # log(1 + e^x) = max(x, 0) + log1p(e^-|x|): no overflow for large |x|.
         return (xp.maximum(x, 0) + xp.log1p(xp.exp(-xp.abs(x))))[()]
-    return _errstate(k)
+    return k
 
 
 _SOFTPLUS, _softplus = _unary_op("Softplus", _softplus_kernel,
                                  lambda op, g: math_ops.multiply(g, math_ops.sigmoid(op.inputs[0])),
-                                 FLOAT, True, False, "log(1 + exp(x)), computed stably")
+                                 FLOAT, True, False, "log(1 + exp(x)), computed stably", quiet_fp=True)
 
 
 def softplus(features, name=None):
@@ -290,7 +283,7 @@ def _softsign_grad_kernel(xp):
     def k(gradients, features):
         d = 1 + xp.abs(features)
         return (gradients / (d * d))[()]
-    return _errstate(k)
+    return k
 
 
 def _softsign_grad_grad(op, grad):
@@ -303,7 +296,8 @@ def _softsign_grad_grad(op, grad):
 
 
 _SOFTSIGN_GRAD = _grad_op("SoftsignGrad", _softsign_grad_kernel, _softsign_grad_grad,
-                          "``gradients / (1 + |features|)**2``: the backward pass of Softsign.", saves_inputs=True)
+                          "``gradients / (1 + |features|)**2``: the backward pass of Softsign.", saves_inputs=True,
+                          quiet_fp=True)
 
 
 def softsign_grad(gradients, features):
@@ -314,11 +308,11 @@ def softsign_grad(gradients, features):
 def _softsign_kernel(xp):
     def k(x):
         return (x / (1 + xp.abs(x)))[()]
-    return _errstate(k)
+    return k
 
 
 _SOFTSIGN, _softsign = _unary_op("Softsign", _softsign_kernel, lambda op, g: softsign_grad(g, op.inputs[0]),
-                                 FLOAT, True, False, "x / (1 + |x|)")
+                                 FLOAT, True, False, "x / (1 + |x|)", quiet_fp=True)
 
 
 def softsign(features, name=None):
@@ -401,7 +395,7 @@ def _softmax_kernel(xp):
             raise InvalidArgumentError(None, None, f"logits must have >= 1 dimension, got {_fmt(logits.shape)}")
         e = xp.exp(logits - logits.max(axis=-1, keepdims=True))
         return e / e.sum(axis=-1, keepdims=True)
-    return _errstate(k)
+    return k
 
 
 def _log_softmax_kernel(xp):
@@ -410,7 +404,7 @@ def _log_softmax_kernel(xp):
             raise InvalidArgumentError(None, None, f"logits must have >= 1 dimension, got {_fmt(logits.shape)}")
         shifted = logits - logits.max(axis=-1, keepdims=True)
         return shifted - xp.log(xp.exp(shifted).sum(axis=-1, keepdims=True))
-    return _errstate(k)
+    return k
 
 
 def _softmax_infer(ic):
@@ -434,10 +428,10 @@ def _log_softmax_grad(op, grad):
 
 
 _SOFTMAX = register_op("Softmax", kernel=_softmax_kernel, infer=_softmax_infer, grad=_softmax_grad,
-                       saves_inputs=False, saves_outputs=True, doc="Softmax over the last axis.",
+                       saves_inputs=False, saves_outputs=True, doc="Softmax over the last axis.", quiet_fp=True,
                        inputs="logits: T", type_attrs={"T": FLOAT})
 _LOG_SOFTMAX = register_op("LogSoftmax", kernel=_log_softmax_kernel, infer=_softmax_infer, grad=_log_softmax_grad,
-                           saves_inputs=False, saves_outputs=True, doc="Log-softmax over the last axis.",
+                           saves_inputs=False, saves_outputs=True, doc="Log-softmax over the last axis.", quiet_fp=True,
                            inputs="logits: T", type_attrs={"T": FLOAT})
 
 
@@ -537,7 +531,7 @@ def _sce_kernel(xp):
         loss = (labels * (xp.log(total) - shifted)).sum(axis=1)      # -sum(labels * log_softmax)
         backprop = e / total - labels
         return loss.astype(features.dtype, copy=False), backprop.astype(features.dtype, copy=False)
-    return _errstate(k)
+    return k
 
 
 def _two_dim_infer(ic):
@@ -568,7 +562,7 @@ def _sce_grad(op, grad_loss, grad_grad):
 
 
 _SCE = register_op("SoftmaxCrossEntropyWithLogits", kernel=_sce_kernel, infer=_two_dim_infer, grad=_sce_grad,
-                   num_outputs=2, saves_inputs=(0,), saves_outputs=(1,),
+                   num_outputs=2, saves_inputs=(0,), saves_outputs=(1,), quiet_fp=True,
                    doc="(loss, backprop) for 2-D logits and one-hot/probability labels.")
 
 
@@ -676,7 +670,7 @@ def _sparse_sce_kernel(xp):
         if loss.dtype == dtype and backprop.dtype == dtype:   # (the usual case: no astype calls needed)
             return loss, backprop
         return loss.astype(dtype, copy=False), backprop.astype(dtype, copy=False)
-    return _errstate(k)
+    return k
 
 
 def _sparse_sce_infer(ic):
@@ -700,7 +694,8 @@ def _sparse_sce_grad(op, grad_loss, grad_grad):
 
 _SPARSE_SCE = register_op("SparseSoftmaxCrossEntropyWithLogits", kernel=_sparse_sce_kernel,
                           infer=_sparse_sce_infer, grad=_sparse_sce_grad, num_outputs=2, saves_inputs=(0,),
-                          saves_outputs=(1,), doc="(loss, backprop) for 2-D logits and 1-D integer class labels.")
+                          saves_outputs=(1,), quiet_fp=True,
+                          doc="(loss, backprop) for 2-D logits and 1-D integer class labels.")
 
 
 _SCE_FAST_FLOATS = frozenset([np.dtype(np.float32), np.dtype(np.float64)])
@@ -1471,7 +1466,7 @@ def _avg_pool_kernel(xp):
         w = _pool_window("AvgPool", value.shape, ksize, strides, padding, data_format, _kernel_error)
         sums = _windows(xp, _pad(xp, value, w, 0), w).sum(axis=(3, 4))
         return (sums / _avg_counts(xp, w, value.shape[1], value.shape[2], value.dtype)).astype(value.dtype)
-    return _errstate(k)
+    return k
 
 
 def _avg_pool_grad_kernel(xp):
@@ -1480,7 +1475,7 @@ def _avg_pool_grad_kernel(xp):
         w = _pool_window("AvgPoolGrad", shape, ksize, strides, padding, data_format, _kernel_error)
         share = grad / _avg_counts(xp, w, shape[1], shape[2], grad.dtype)
         return _scatter_windows(xp, lambda i, j: share, w, shape, grad.dtype)
-    return _errstate(k)
+    return k
 
 
 def _avg_pool_grad_infer(ic):
@@ -1491,10 +1486,12 @@ _AVG_POOL = register_op(
     "AvgPool", kernel=_avg_pool_kernel, infer=_pool_infer,
     grad=lambda op, g: execute(_AVG_POOL_GRAD, (int_tensor(array_ops.static_or_dynamic_shape(op.inputs[0])), g),
                                op.attrs),
-    saves_inputs=False, saves_outputs=False, doc="Mean over each window (padding excluded), NHWC.")
+    saves_inputs=False, saves_outputs=False, quiet_fp=True,
+    doc="Mean over each window (padding excluded), NHWC.")
 _AVG_POOL_GRAD = register_op(
     "AvgPoolGrad", kernel=_avg_pool_grad_kernel, infer=_avg_pool_grad_infer,
     grad=lambda op, g: (None, execute(_AVG_POOL, (g,), op.attrs)), saves_inputs=False, saves_outputs=False,
+    quiet_fp=True,
     doc="Spread each window's gradient evenly over the inputs it averaged.")
 
 

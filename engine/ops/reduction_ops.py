@@ -31,7 +31,7 @@ from ..framework.tensor_shape import TensorShape
 from . import _shapes
 from . import array_ops, math_ops  # noqa: E402  (used at call time)
 from ._dispatch import FLOAT, NUMERIC, check_dtype, execute, int_tensor, to_tensor
-from .math_ops import _quiet_factory, quiet
+from .math_ops import quiet
 from ..framework.graph import constant_value
 
 __all__ = ["reduce_sum", "reduce_mean", "reduce_max", "reduce_min", "reduce_prod", "reduce_any", "reduce_all",
@@ -235,6 +235,15 @@ def _keepdims_grad_eager(grad, x_dims, axes):
     return array_ops.broadcast_to(grad, list(x_dims))
 
 
+def sum_over(x, axes):
+    """``Sum`` of ``x`` over ``axes`` (a list of valid ints): what gradient functions run to unbroadcast.
+
+    The op ``reduce_sum(x, axes)`` runs, without the conversions and checks of a user's call:
+    a gradient is a tensor already, and the axes come from its own shape.
+    """
+    return execute(_SUM, (x, _axis_tensor(axes)), {"keep_dims": False})
+
+
 def _sum_grad(op, grad):
     return _keepdims_grad(op, grad), None
 
@@ -337,7 +346,7 @@ def _mean_kernel(xp):
                 return (s // n).astype(x.dtype)[()]
             return (s // n + ((s % n != 0) & (s < 0))).astype(x.dtype)[()]  # truncate toward zero
         n = _prod([x.shape[a] for a in ax])
-        # Quietly (the kernel is registered through ``_quiet_factory``): the mean of nothing is
+        # Quietly (the row is registered with ``quiet_fp=True``): the mean of nothing is
         # 0 / 0 = NaN, and a float16 sum may overflow to inf.
         mean = total(x, axis=ax, dtype=x.dtype, keepdims=keep_dims) / x.dtype.type(n)
         # (the quotient of two values of x's dtype has that dtype already for every float dtype:
@@ -416,7 +425,7 @@ _SUM, reduce_sum = _reduction(
     "Sum", _simple("Sum", "add", "sum"), _sum_grad, NUMERIC, saves_inputs=(1,), linear="linear", quiet_fp=True,
     doc="Sum over ``axis`` (all axes if None). Integer sums keep their dtype (and wrap), as in TF.")
 _MEAN, reduce_mean = _reduction(
-    "Mean", _quiet_factory(_mean_kernel), _mean_grad, NUMERIC, saves_inputs=(1,), linear="linear",
+    "Mean", _mean_kernel, _mean_grad, NUMERIC, saves_inputs=(1,), linear="linear", quiet_fp=True,
     doc="Mean over ``axis``. Integer means truncate toward zero (``mean([-7, 0]) == -3``), as in TF.")
 _MAX, reduce_max = _reduction(
     "Max", _maxmin("Max", "amax"), _min_max_grad, NUMERIC, saves_outputs=True,
@@ -466,7 +475,7 @@ def _euclidean_norm_grad(op, grad):
 
 
 _EUCLIDEAN_NORM, reduce_euclidean_norm = _reduction(
-    "EuclideanNorm", _quiet_factory(_euclidean_norm_kernel), _euclidean_norm_grad, NUMERIC, saves_outputs=True,
+    "EuclideanNorm", _euclidean_norm_kernel, _euclidean_norm_grad, NUMERIC, saves_outputs=True, quiet_fp=True,
     doc="``tf.math.reduce_euclidean_norm``: ``sqrt(sum(x**2))`` over ``axis`` (all axes if None); op "
         "``EuclideanNorm``. Integers keep their dtype (the sum of squares wraps, the root truncates), as in TF. "
         "Gradient: ``x / norm`` (NaN where the norm is 0, as in TF).")

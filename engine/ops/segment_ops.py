@@ -199,7 +199,7 @@ def _unsorted_prod_grad(op, grad):
 
 def _register_unsorted(kind, grad, saves_inputs, saves_outputs):
     name = "UnsortedSegment" + kind.capitalize()
-    return register_op(name, kernel=math_ops._quiet_factory(_unsorted_kernel(kind)), infer=_unsorted_infer,
+    return register_op(name, kernel=_unsorted_kernel(kind), infer=_unsorted_infer, quiet_fp=True,
                        grad=grad, saves_inputs=saves_inputs, saves_outputs=saves_outputs,
                        inputs="data: T, segment_ids: Tindices, num_segments: Tnumsegments",
                        type_attrs={"T": NUMERIC, "Tindices": _INDEX, "Tnumsegments": _INDEX - {dtypes.int16}},
@@ -382,7 +382,7 @@ def _segment_prod_grad(op, grad):
 
 
 def _register_sorted(kind, grad, saves_inputs, saves_outputs):
-    return register_op("Segment" + kind.capitalize(), kernel=math_ops._quiet_factory(_sorted_kernel(kind)),
+    return register_op("Segment" + kind.capitalize(), kernel=_sorted_kernel(kind), quiet_fp=True,
                        infer=_sorted_infer, grad=grad, saves_inputs=saves_inputs, saves_outputs=saves_outputs,
                        inputs="data: T, segment_ids: Tindices",
                        type_attrs={"T": NUMERIC, "Tindices": _INDEX},
