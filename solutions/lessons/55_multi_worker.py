@@ -442,19 +442,27 @@ from engine.distribute.ps_values import VariableAccess, staleness
 log = [VariableAccess(*a) for a in ps["log"]]
 w_key = next(a.key for a in log if a.kind == "create" and a.key.startswith("w"))
 worker_of = {a.closure: a.client.split("task:")[1] for a in log if a.closure is not None}
-steps_by = defaultdict(int)
+workers = ("0", "1")                                  # the cluster's workers, whether or not both got steps
+steps_by = {t: 0 for t in workers}
 for closure, task in worker_of.items():
     steps_by[task] += 1
 stale = [(worker_of[c], s) for c, key, s in staleness(log) if key == w_key]
-mean_stale = {t: np.mean([s for u, s in stale if u == t]) for t in sorted(steps_by)}
-for t in sorted(steps_by):
-    print(f"worker {t}: ran {steps_by[t]} of the 60 steps; its updates of w were {mean_stale[t]:.2f} "
-          f"updates stale on average")
-fast, slow = ("0", "1") if steps_by["0"] >= steps_by["1"] else ("1", "0")
+stale_by = {t: [s for u, s in stale if u == t] for t in workers}
+for t in workers:
+    if stale_by[t]:
+        print(f"worker {t}: ran {steps_by[t]} of the 60 steps; its updates of w were {np.mean(stale_by[t]):.2f} "
+              f"updates stale on average")
+    else:   # on a busy machine one worker can take every step before the other is ready: asynchronous
+        print(f"worker {t}: ran {steps_by[t]} of the 60 steps, so it made no update of w")
+fast, slow = sorted(workers, key=lambda t: -steps_by[t])     # (a tie keeps the order 0, 1)
 print(f"worker {fast} did not wait for worker {slow}: it ran {steps_by[fast] / max(steps_by[slow], 1):.1f}x as "
       f"many steps" if steps_by[fast] > steps_by[slow] else "the two workers ran as many steps")
-print(f"the slow worker's updates were {'staler' if mean_stale[slow] > mean_stale[fast] else 'not staler'} than the "
-      f"fast one's: {mean_stale[slow]:.2f} against {mean_stale[fast]:.2f} updates")
+if stale_by[slow] and stale_by[fast]:
+    slow_stale, fast_stale = np.mean(stale_by[slow]), np.mean(stale_by[fast])
+    print(f"the slow worker's updates were {'staler' if slow_stale > fast_stale else 'not staler'} than the "
+          f"fast one's: {slow_stale:.2f} against {fast_stale:.2f} updates")
+else:
+    print(f"only worker {fast} updated w in this run: no staleness to compare")
 
 # who talked to whom: the chief sent each worker its steps; each worker read and updated the variables
 traffic = defaultdict(lambda: [0, 0, 0])              # worker -> [reads, updates, bytes]
@@ -467,7 +475,7 @@ nodes = {"chief": {"label": "chief (coordinator)\nschedule / join", "kind": "op"
          "ps0": {"label": f"ps 0\nw, b: {sum(1 for a in log if a.kind != 'read' and a.kind != 'create')} updates",
                  "kind": "var_handle"}}
 edges = []
-for t in sorted(steps_by):
+for t in workers:
     nodes[f"w{t}"] = {"label": f"worker {t}", "kind": "device"}
     edges.append(("chief", f"w{t}", f"{steps_by[t]} steps"))
     reads, writes, nbytes = traffic[t]
