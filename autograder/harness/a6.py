@@ -142,9 +142,12 @@ class Built:
         return list(out[:len(self.fetches)])
 
     def program(self):
+        from engine.framework.executor import prune
         from engine.framework.optimizer import ir
         fed = {t._id for t in self.feeds}
-        ops = [op for op in self.graph.get_operations()
+        # every op, each after its data and control inputs (a function's outputs wait for its NoOp,
+        # which the graph lists after them)
+        ops = [op for op in prune(self.graph.get_operations(), fed)
                if not (op.outputs and all(t._id in fed for t in op.outputs))]
         return ir.from_operations(ops, self.feeds, self.fetches, [])
 

@@ -84,7 +84,10 @@ print("traces:", f.experimental_get_tracing_count(), "(found in the cache, not t
 viz.draw_graph(concrete.graph)
 
 # %% [markdown]
-# The graph holds the placeholders `x` and `y`, the `PrintV2` op (`tf.print`), `Mul` and `AddV2`.
+# The graph holds the placeholders `x` and `y`, the `PrintV2` op (`tf.print`), `Mul` and `AddV2`,
+# then the output's `Identity` and a `NoOp`. `PrintV2` has no output, so no data edge leads from it
+# to the result; TF's *automatic control dependencies* make the `NoOp` wait for it (a control
+# edge) and the output wait for the `NoOp`: whoever asks for the result also runs the print.
 # No trace of Python's `print`: it ran once, at trace time, and left nothing behind.
 #
 # A ConcreteFunction is callable on its own, and checks what it is given:

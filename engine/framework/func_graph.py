@@ -10,7 +10,10 @@ It is a ``Graph`` with three extra duties:
   reads and writes, ``tf.print``, random ops) must run in program order even
   when no data edge says so. Every stateful op gets a control edge from the
   previous one, and all of them run on every call, as TF's
-  ``AutomaticControlDependencies`` arranges.
+  ``AutomaticControlDependencies`` arranges. The graph says so as TF's does:
+  one ``NoOp`` waits for the ops that must run, and each output's
+  ``Identity`` waits for the ``NoOp`` (``tracing/function.py``,
+  ``_wait_for_side_effects``).
 * **Isolation from outer tapes.** A tape outside the function must see the
   *call* as one op, not the ops inside; so while tracing, the outer tapes are
   set aside (tapes created inside the function work normally).

@@ -127,7 +127,7 @@ from ..framework.composite_tensor import CompositeTensor
 from ..framework.tensor_spec import TensorSpec
 from ..framework.type_spec import TypeSpec
 from ..eager.tape import record_operation
-from ..ops import array_ops
+from ..ops import array_ops, resource_ops
 from ..ops.control_flow_ops import replay_ops
 from ..util import nest
 from ..variables import ResourceVariable as _Variable   # what tf.Variable(...) makes (TF: ResourceVariable)
@@ -533,12 +533,33 @@ def _set_outputs(graph, result):
     if any(isinstance(t, Tensor) for t in flat):
         flat = [array_ops.identity(t) if type(t) is EagerTensor or (isinstance(t, Tensor) and t.graph is graph)
                 else t for t in flat]
+        _wait_for_side_effects(graph, [t for t in flat if isinstance(t, Tensor) and t.graph is graph])
         result = nest.pack_sequence_as(result, flat, expand_composites=True)
     if len(flat) == len(nest.flatten(result)):
         graph.set_outputs(result)
         return
     converted = graph.set_outputs(flat)
     graph.structured_outputs = nest.pack_sequence_as(result, converted, expand_composites=True)
+
+
+def _wait_for_side_effects(graph, outputs):
+    """TF's automatic control dependencies, as a function's graph shows them: the ops that must run
+    on every call are the control inputs of one ``NoOp``, and each output's ``Identity`` waits for it.
+
+    The ops that must run are the stateful ones (variable reads and writes, ``tf.print``, asserts,
+    dataset reductions...), except the legacy random ops (``tf.random.uniform``: their rows'
+    ``random``), which TF leaves out. So ``v.assign_add(x); return x`` lists
+    ``Identity(x, ^NoOp)`` and ``NoOp(^AssignAddVariableOp)``, as in TF; a function without side
+    effects has no NoOp. (The engine's plans run ``graph.stateful_ops`` on every call anyway: the
+    NoOp is how the graph says so, for readers and for exported graphs.)
+    """
+    must_run = [op for op in graph.stateful_ops if not op.op_def.random]
+    if not must_run or not outputs:
+        return
+    with graph.control_dependencies(must_run):
+        side_effects = resource_ops.no_op(name="NoOp")
+    for t in outputs:
+        t.op._add_control_input(side_effects)
 
 
 def _is_composite_spec(x):

@@ -78,6 +78,7 @@
 import numpy as np
 import engine as tf
 from engine import seams
+from engine.framework.executor import prune
 from engine.framework.optimizer import Report, ir, optimize
 from engine.framework.registry import get_op
 
@@ -88,7 +89,8 @@ def whole_program(fn, *specs):
     """The IR of a ``tf.function``'s whole graph: every op (dead branches too), fetches = its outputs, no targets."""
     graph = tf.function(fn, input_signature=list(specs)).get_concrete_function().graph
     fed = {t._id for t in graph.inputs}
-    ops = [op for op in graph.get_operations() if not (op.outputs and all(t._id in fed for t in op.outputs))]
+    ops = prune(graph.get_operations(), fed)        # every op, each after its data and control inputs
+    ops = [op for op in ops if not (op.outputs and all(t._id in fed for t in op.outputs))]
     return ir.from_operations(ops, graph.inputs, graph.outputs, [])
 
 
@@ -174,9 +176,14 @@ def _f(x):
 
 _prog = whole_program(_f, tf.TensorSpec([3], tf.float32))
 _out, _report = run_pass(Pruning, _prog)
-assert sorted(types(_out)) == sorted(["VarHandleOp", "AssignAddVariableOp", "Const", "AddV2"]), \
-    types(_out)
-assert _out.fetches[0].node.type == "AddV2" and _report.changes("model_pruning")
+# The function's output Identity waits for a NoOp that waits for the assign_add (TF's automatic
+# control dependencies): a control input, so it stays; the Identity and StopGradient inside go.
+assert sorted(types(_out)) == sorted(["VarHandleOp", "AssignAddVariableOp", "Const", "AddV2",
+                                      "Identity", "NoOp"]), types(_out)
+_fetched = _out.fetches[0].node
+assert _fetched.type == "Identity" and [c.type for c in _fetched.control_inputs] == ["NoOp"], _fetched
+assert _fetched.inputs[0].node.type == "AddV2" and _fetched.inputs[0].node.inputs[0].node.type == "_Arg"
+assert _report.changes("model_pruning")
 with seams.using(graph_pass=Pruning):         # in the real engine: every plan compiled here runs it
     assert tf.function(_f)(tf.constant([1.0, 1.0, 1.0])).numpy().tolist() == [2.0, 2.0, 2.0]
 assert _v.numpy().tolist() == [2.0, 3.0, 4.0]
